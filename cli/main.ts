@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * spec-review command line. Each command is loaded lazily so that `lint` never
+ * pays for the database or the HTTP stack.
+ */
+const USAGE = `spec-review <command> [options]
+
+Commands:
+  serve [folder]   serve a folder of spec bundles over HTTP (see: spec-review serve --help)
+  lint [paths...]  lint bundles without a server (see: spec-review lint --help)
+
+Options:
+  -h, --help       show this help
+  -v, --version    print the version
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return (await import("./serve.js")).serveCommand(rest);
+    case "lint":
+      return (await import("./lint.js")).lintCommand(rest);
+    case "-v":
+    case "--version": {
+      const { packageVersion } = await import("./version.js");
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    }
+    case undefined:
+    case "-h":
+    case "--help":
+    case "help":
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`spec-review: unknown command '${command}' (try --help)\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== -1) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`spec-review: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,105 @@
+/**
+ * YAML frontmatter: split it off a markdown text, parse it, and edit keys in place.
+ *
+ * We use `yaml` rather than gray-matter because we need line/column positions in
+ * parse errors and round-trip edits that keep the author's comments and key order.
+ */
+import { parseDocument, isMap } from "yaml";
+
+export interface FrontmatterError {
+  message: string;
+  /** 1-based line in the whole file. */
+  line: number;
+  /** 1-based column. */
+  column: number;
+}
+
+export interface Frontmatter {
+  /** True when the text opens with a `---` fence that is closed. */
+  present: boolean;
+  /** Parsed mapping; empty when absent or invalid. */
+  data: Record<string, unknown>;
+  /** Set when the block is present but is not a valid YAML mapping. */
+  error?: FrontmatterError;
+  /** The YAML text between the fences. */
+  raw: string;
+  /** String index where the markdown body starts (after the closing fence line). */
+  bodyStart: number;
+  /** 1-based line where the body starts. */
+  bodyLine: number;
+}
+
+const OPEN = /^---[ \t]*\r?\n/;
+const CLOSE = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
+
+export function splitFrontmatter(text: string): { raw: string; bodyStart: number; rawStart: number } | null {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const open = OPEN.exec(text.slice(start, start + 8));
+  if (!open) return null;
+  const rawStart = start + open[0].length;
+  // An empty block: the closing fence right after the opening one.
+  const rest = text.slice(rawStart);
+  const close = CLOSE.exec(rest);
+  if (!close) return null;
+  return { raw: rest.slice(0, close.index), rawStart, bodyStart: rawStart + close.index + close[0].length };
+}
+
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let i = 0; i < index && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+export function parseFrontmatter(text: string): Frontmatter {
+  const split = splitFrontmatter(text);
+  if (!split) return { present: false, data: {}, raw: "", bodyStart: 0, bodyLine: 1 };
+  const bodyLine = lineOf(text, split.bodyStart);
+  const firstLine = lineOf(text, split.rawStart);
+  const doc = parseDocument(split.raw, { prettyErrors: false, uniqueKeys: true });
+  const result: Frontmatter = { present: true, data: {}, raw: split.raw, bodyStart: split.bodyStart, bodyLine };
+  const err = doc.errors[0];
+  if (err) {
+    const pos = err.linePos?.[0];
+    result.error = {
+      message: err.message.split("\n")[0] ?? err.message,
+      line: (pos?.line ?? 1) + firstLine - 1,
+      column: pos?.col ?? 1,
+    };
+    return result;
+  }
+  if (doc.contents === null) return result;
+  if (!isMap(doc.contents)) {
+    result.error = { message: "frontmatter must be a YAML mapping (key: value lines)", line: firstLine, column: 1 };
+    return result;
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (data && typeof data === "object" && !Array.isArray(data)) result.data = data as Record<string, unknown>;
+  return result;
+}
+
+/** The `type` key of a doc's frontmatter, when it is a non-empty string. */
+export function frontmatterType(fm: Frontmatter): string | undefined {
+  const t = fm.data["type"];
+  return typeof t === "string" && t.trim() !== "" ? t.trim() : undefined;
+}
+
+/**
+ * Set keys in the frontmatter of `text`, keeping comments and the order of other keys.
+ * Adds a frontmatter block when the text has none. Throws when the block is invalid YAML.
+ */
+export function setFrontmatterKeys(text: string, values: Record<string, string>): string {
+  const split = splitFrontmatter(text);
+  if (!split) {
+    const lines = Object.entries(values).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+    const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
+    return `${bom}---\n${lines.join("\n")}\n---\n\n${bom ? text.slice(1) : text}`;
+  }
+  const doc = parseDocument(split.raw);
+  if (doc.errors.length > 0) throw doc.errors[0]!;
+  if (doc.contents !== null && !isMap(doc.contents)) throw new Error("frontmatter must be a YAML mapping");
+  for (const [k, v] of Object.entries(values)) doc.set(k, v);
+  let yamlText = doc.toString({ lineWidth: 0 });
+  if (!yamlText.endsWith("\n")) yamlText += "\n";
+  const close = text.slice(split.rawStart + split.raw.length, split.bodyStart);
+  return text.slice(0, split.rawStart) + yamlText + close + text.slice(split.bodyStart);
+}

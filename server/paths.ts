@@ -1,0 +1,17 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+let root: string | undefined;
+/** The folder holding spec-review's package.json, from source (tsx) or from dist/. */
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error("cannot find spec-review's package.json");
+    dir = up;
+  }
+  root = dir;
+  return dir;
+}
