@@ -1,0 +1,55 @@
+/**
+ * The HTTP API under /api/v1. `createApp(deps)` builds it; nothing here opens a
+ * port or a database, so tests call `app.request()` on a fresh app.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import type { Context } from "hono";
+import { ApiError, problemOf } from "./errors.js";
+import type { Deps } from "./deps.js";
+import type { Env } from "./http.js";
+import { routeFamilies } from "./routes/index.js";
+import { docsPage, registerDocs } from "./openapi.js";
+import { API_PREFIX } from "./version.js";
+
+
+function problemResponse(c: Context, err: ApiError): Response {
+  return new Response(JSON.stringify(problemOf(err, c.req.path)), {
+    status: err.status,
+    headers: { "content-type": "application/problem+json" },
+  });
+}
+
+export function createApp(deps: Deps): OpenAPIHono<Env> {
+  const app = new OpenAPIHono<Env>();
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+
+  const api = new OpenAPIHono<Env>();
+  for (const family of routeFamilies) api.route("/", family());
+  registerDocs(api);
+  app.route(API_PREFIX, api);
+  app.get(API_PREFIX + "/docs", (c) => c.html(docsPage(API_PREFIX)));
+  app.get("/", (c) => c.redirect(API_PREFIX + "/docs"));
+
+  app.notFound((c) =>
+    problemResponse(c, new ApiError("route_not_found", `no route answers ${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return problemResponse(c, err);
+    if (err instanceof HTTPException) {
+      const malformed = /malformed json/i.test(err.message);
+      const code = malformed ? "invalid_json" : err.status === 413 ? "file_too_large" : "validation_failed";
+      return problemResponse(c, new ApiError(code, err.message));
+    }
+    deps.logger.error("unhandled error", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    return problemResponse(c, new ApiError("internal_error", "the server failed; the log has the details"));
+  });
+  return app;
+}

@@ -1,0 +1,41 @@
+/**
+ * What the HTTP app is built from. Handed in by the caller (`serve`, tests,
+ * the GitHub App), never read from module-level singletons.
+ */
+import type { Db } from "./db/index.js";
+import type { LocalStore } from "./store/local.js";
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface Deps {
+  db: Db;
+  store: LocalStore;
+  clock: Clock;
+  logger: Logger;
+  mode: "local" | "hosted";
+  /** spec-review's own version (package.json). */
+  serverVersion: string;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** One JSON object per line on stderr, at `info` and above unless `debug` is set. */
+export function jsonLogger(opts: { debug?: boolean; write?: (line: string) => void } = {}): Logger {
+  const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+  return { debug: opts.debug ? at("debug") : () => {}, info: at("info"), warn: at("warn"), error: at("error") };
+}

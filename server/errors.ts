@@ -1,0 +1,126 @@
+/**
+ * Domain errors. Each carries a stable `code` (listed in docs/errors.md) and the
+ * HTTP status it maps to; one `app.onError` turns them into problem+json.
+ */
+
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: "The request is not valid" },
+  invalid_json: { status: 400, title: "The body is not valid JSON" },
+  bad_path: { status: 400, title: "The path is not allowed" },
+  bad_version: { status: 400, title: "No such version of this bundle" },
+  bad_cursor: { status: 400, title: "The cursor is not valid" },
+  not_found: { status: 404, title: "Not found" },
+  route_not_found: { status: 404, title: "No such route" },
+  file_not_found: { status: 404, title: "No such file in this version" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  version_conflict: { status: 409, title: "The bundle has a newer version" },
+  file_exists: { status: 409, title: "A file already exists at that path" },
+  main_doc_required: { status: 409, title: "The bundle's spec doc cannot be removed this way" },
+  two_spec_docs: { status: 409, title: "A folder would hold two spec docs" },
+  already_typed: { status: 409, title: "The file already names a type" },
+  bundle_exists: { status: 409, title: "A bundle with that name already exists" },
+  file_too_large: { status: 413, title: "File too large" },
+  bundle_too_large: { status: 413, title: "Bundle too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  internal_error: { status: 500, title: "Internal server error" },
+  not_implemented: { status: 501, title: "Not implemented yet" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldIssue {
+  /** Where: `body.name`, `query.path`, … */
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+  /** Extra members of the problem object (e.g. `errors`, `current_version`). */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, detail?: string, extra: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super(detail ?? ERROR_CODES[code].title, options);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.detail = detail;
+    this.extra = extra;
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(what: string, id: string) {
+    super("not_found", `${what} ${id} does not exist`);
+    this.name = "NotFoundError";
+  }
+}
+
+export class ValidationError extends ApiError {
+  constructor(detail: string, errors: FieldIssue[] = []) {
+    super("validation_failed", detail, { errors });
+    this.name = "ValidationError";
+  }
+}
+
+export class VersionConflictError extends ApiError {
+  constructor(base: string, current: { id: string; number: number }) {
+    super(
+      "version_conflict",
+      `base_version ${base} is not the current version (current is ${current.number}); reload and apply your change again`,
+      { current_version: current },
+    );
+    this.name = "VersionConflictError";
+  }
+}
+
+export class BadPathError extends ApiError {
+  constructor(path: string, why: string) {
+    super("bad_path", `path ${JSON.stringify(path)} ${why}`);
+    this.name = "BadPathError";
+  }
+}
+
+export class TooLargeError extends ApiError {
+  constructor(kind: "file" | "bundle", size: number, limitMb: number) {
+    super(
+      kind === "file" ? "file_too_large" : "bundle_too_large",
+      `${kind} would be ${size} bytes; the limit is max_${kind}_mb = ${limitMb} MB`,
+    );
+    this.name = "TooLargeError";
+  }
+}
+
+export class NotImplementedError extends ApiError {
+  constructor(method: string, path: string) {
+    super("not_implemented", `${method} ${path} is in the contract but not built yet`);
+    this.name = "NotImplementedError";
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  instance?: string;
+  [extra: string]: unknown;
+}
+
+/** Problem types are URNs naming the code; docs/errors.md describes each. */
+export const PROBLEM_TYPE_BASE = "urn:spec-review:problem:";
+
+export function problemOf(err: ApiError, instance?: string): Problem {
+  return {
+    ...err.extra,
+    type: PROBLEM_TYPE_BASE + err.code,
+    title: ERROR_CODES[err.code].title,
+    status: err.status,
+    code: err.code,
+    ...(err.detail !== undefined ? { detail: err.detail } : {}),
+    ...(instance !== undefined ? { instance } : {}),
+  };
+}

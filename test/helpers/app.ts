@@ -1,0 +1,118 @@
+/**
+ * A fresh app for a test: its own database (in-memory PGlite, or a new database on
+ * the Postgres server of TEST_DATABASE_URL) and its own served folder.
+ */
+import { mkdtempSync, rmSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { openDatabase, type Database } from "../../server/db/index.js";
+import { createApp } from "../../server/app.js";
+import { LocalStore } from "../../server/store/local.js";
+import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
+
+export const DB_KINDS: Array<"pglite" | "postgres"> = process.env.TEST_DATABASE_URL
+  ? ["pglite", "postgres"]
+  : ["pglite"];
+
+async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `sr_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const { default: postgres } = await import("postgres");
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = "/" + name;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = postgres(base, { max: 1, onnotice: () => {} });
+      await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export async function openTestDatabase(kind: "pglite" | "postgres"): Promise<Database> {
+  if (kind === "pglite") return openDatabase("memory://");
+  const pg = await freshPostgres();
+  const db = await openDatabase(pg.url);
+  return {
+    ...db,
+    close: async () => {
+      await db.close();
+      await pg.drop();
+    },
+  };
+}
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  root: string;
+  store: LocalStore;
+  database: Database;
+  /** Fetch through the app: `req("GET", "/bundles")` (the /api/v1 prefix is added). */
+  req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  kind?: "pglite" | "postgres";
+  /** A folder copied as the served folder; default: an empty one. */
+  fixture?: string;
+  clock?: Clock;
+  watch?: boolean;
+}
+
+export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const root = mkdtempSync(join(tmpdir(), "sr-test-"));
+  if (opts.fixture) cpSync(opts.fixture, root, { recursive: true });
+  const database = await openTestDatabase(opts.kind ?? "pglite");
+  const clock = opts.clock ?? systemClock;
+  const store = new LocalStore({ root, db: database.db, clock, logger: silentLogger, watch: opts.watch ?? false });
+  await store.start();
+  const app = createApp({
+    db: database.db,
+    store,
+    clock,
+    logger: silentLogger,
+    mode: "local",
+    serverVersion: "0.0.0-test",
+  });
+  const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      if (typeof body === "string" || body instanceof Uint8Array || body instanceof FormData) init.body = body as BodyInit;
+      else {
+        init.body = JSON.stringify(body);
+        (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+      }
+    }
+    return Promise.resolve(app.request("/api/v1" + path, init));
+  };
+  return {
+    app,
+    root,
+    store,
+    database,
+    req,
+    close: async () => {
+      await store.stop();
+      await database.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Assert a problem+json answer and return its body. */
+export async function problem(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`expected ${status} ${code}, got ${res.status}: ${text}`);
+  if (!res.headers.get("content-type")?.startsWith("application/problem+json"))
+    throw new Error(`expected application/problem+json, got ${res.headers.get("content-type")}: ${text}`);
+  const body = JSON.parse(text) as Record<string, unknown>;
+  if (body.code !== code) throw new Error(`expected code ${code}, got ${String(body.code)}: ${text}`);
+  for (const k of ["type", "title", "status"]) if (!(k in body)) throw new Error(`problem lacks ${k}: ${text}`);
+  return body;
+}
