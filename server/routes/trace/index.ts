@@ -1,0 +1,79 @@
+/** Traceability: the trace view, links, suggested trace IDs, covering a gap, link suggestions. */
+import { createRoute } from "@hono/zod-openapi";
+import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { WriteResultSchema } from "../../schemas/common.js";
+import { BaseVersionQuery, DocIdParams } from "../../schemas/params.js";
+import {
+  CoverBodySchema,
+  InsertTraceIdsBodySchema,
+  LinkSuggestBodySchema,
+  LinkSuggestionsSchema,
+  RemoveLinkQuery,
+  TraceSchema,
+} from "../../schemas/trace.js";
+import { stub } from "../stub.js";
+
+const tags = ["trace"];
+
+export const getTrace = createRoute({
+  method: "get",
+  path: "/docs/{docId}/trace",
+  operationId: "getTrace",
+  summary: "links, traceability matrices, suggested trace IDs",
+  tags,
+  request: { params: DocIdParams },
+  responses: { 200: jsonResponse(TraceSchema, "The trace view"), ...errorResponses },
+});
+
+export const removeLink = createRoute({
+  method: "delete",
+  path: "/docs/{docId}/links",
+  operationId: "removeLink",
+  summary: "remove one outgoing link the service holds for the doc",
+  tags,
+  request: { params: DocIdParams, query: RemoveLinkQuery },
+  responses: {
+    200: jsonResponse(WriteResultSchema, "The current version; `changed` false when only an adopted link went"),
+    ...errorResponses,
+  },
+});
+
+export const insertTraceIds = createRoute({
+  method: "post",
+  path: "/docs/{docId}/trace/ids",
+  operationId: "insertTraceIds",
+  summary: "insert suggested trace IDs into the main doc",
+  tags,
+  request: { params: DocIdParams, query: BaseVersionQuery, body: { ...jsonBody(InsertTraceIdsBodySchema), required: false } },
+  responses: { 200: jsonResponse(WriteResultSchema, "The new version"), ...errorResponses },
+});
+
+export const coverTraceId = createRoute({
+  method: "post",
+  path: "/docs/{docId}/trace/cover",
+  operationId: "coverTraceId",
+  summary: "answer a coverage gap with `This doc covers it`",
+  tags,
+  request: { params: DocIdParams, query: BaseVersionQuery, body: jsonBody(CoverBodySchema) },
+  responses: { 200: jsonResponse(WriteResultSchema, "`Covers <ID>.` added at the end of the section"), ...errorResponses },
+});
+
+export const suggestLinks = createRoute({
+  method: "post",
+  path: "/links/suggest",
+  operationId: "suggestLinks",
+  summary: "links offered between docs in one folder",
+  tags,
+  request: { body: jsonBody(LinkSuggestBodySchema) },
+  responses: { 200: jsonResponse(LinkSuggestionsSchema, "Links offered"), ...errorResponses },
+});
+
+export default function traceRoutes(): Router {
+  const r = createRouter();
+  stub(r, getTrace);
+  stub(r, removeLink);
+  stub(r, insertTraceIds);
+  stub(r, coverTraceId);
+  stub(r, suggestLinks);
+  return r;
+}
