@@ -1,0 +1,83 @@
+/** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
+import { z } from "zod";
+import { escapeRegExp, isProse, maskInline, sectionScope } from "../helpers.js";
+import { defineCheck } from "./define.js";
+import type { Finding } from "../types.js";
+
+export const options = z
+  .strictObject({
+    phrases: z.array(z.string().min(1)).default([]).describe("Literal phrases, matched as whole words"),
+    patterns: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Regular expressions (JavaScript syntax, no flags)"),
+    case_sensitive: z.boolean().default(false),
+    sections: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Only look in these sections (heading patterns) and their subsections; empty: the whole body",
+      ),
+    include_code: z.boolean().default(false).describe("Also look inside code blocks and code spans"),
+    max_per_doc: z.number().int().min(1).default(50).describe("Stop reporting after this many matches"),
+  })
+  .refine((o) => o.phrases.length + o.patterns.length > 0, "give at least one phrase or pattern");
+
+function compile(params: z.output<typeof options>): RegExp {
+  const parts = params.phrases.map((p) => {
+    const body = escapeRegExp(p);
+    // Whole words: no letter or digit right before or after (a phrase may end in punctuation, like "etc.").
+    return `(?<![\\p{L}\\p{N}_])${body}${/[\p{L}\p{N}_]$/u.test(p) ? "(?![\\p{L}\\p{N}_])" : ""}`;
+  });
+  for (const p of params.patterns) parts.push(`(?:${p})`);
+  return new RegExp(parts.join("|"), params.case_sensitive ? "gu" : "giu");
+}
+
+export const forbiddenPattern = defineCheck({
+  kind: "forbidden-pattern",
+  description: "Phrases or patterns that must not appear in the prose: TBD, TODO, etc., weasel words",
+  options,
+  defaultMessage: "'{match}' {detail}",
+  check(ctx) {
+    const { doc, params } = ctx;
+    let re: RegExp;
+    try {
+      re = compile(params);
+    } catch (err) {
+      const [s, e] = [doc.bodyCharStart, doc.bodyCharStart];
+      return [
+        ctx.finding({
+          charStart: s,
+          charEnd: e,
+          detail: `cannot be checked: invalid pattern (${err instanceof Error ? err.message : String(err)})`,
+          vars: { match: "pattern" },
+        }),
+      ];
+    }
+    const scope = params.sections.length > 0 ? sectionScope(doc, params.sections) : undefined;
+    const findings: Finding[] = [];
+    for (const b of doc.blocks) {
+      if (scope && !scope.has(b.section)) continue;
+      if (!(isProse(b) || (params.include_code && b.kind === "code"))) continue;
+      const raw = doc.text.slice(b.charStart, b.charEnd);
+      const source = params.include_code ? raw : maskInline(raw);
+      re.lastIndex = 0;
+      for (let m = re.exec(source); m; m = re.exec(source)) {
+        if (m[0] === "") {
+          re.lastIndex++;
+          continue;
+        }
+        findings.push(
+          ctx.finding({
+            charStart: b.charStart + m.index,
+            charEnd: b.charStart + m.index + m[0].length,
+            detail: "is not allowed here",
+            vars: { match: m[0] },
+          }),
+        );
+        if (findings.length >= params.max_per_doc) return findings;
+      }
+    }
+    return findings;
+  },
+});
