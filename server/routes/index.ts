@@ -4,5 +4,31 @@
  */
 import type { Router } from "../http.js";
 import meta from "./meta/index.js";
+import share from "./share/index.js";
+import access from "./access/index.js";
+import handoffs from "./handoffs/index.js";
+import verifications from "./verifications/index.js";
+import runs from "./runs/index.js";
+import trace from "./trace/index.js";
+import threads from "./threads/index.js";
+import waivers from "./waivers/index.js";
+import status from "./status/index.js";
+import profiles from "./profiles/index.js";
+import admin from "./admin/index.js";
+import repohost from "./repohost/index.js";
 
-export const routeFamilies: Array<() => Router> = [meta];
+export const routeFamilies: Array<() => Router> = [
+  meta,
+  share,
+  access,
+  handoffs,
+  verifications,
+  runs,
+  trace,
+  threads,
+  waivers,
+  status,
+  profiles,
+  admin,
+  repohost,
+];

@@ -1,0 +1,135 @@
+/** Repohost sources and the draft of a repohost bundle (publish, discard). */
+import { createRoute } from "@hono/zod-openapi";
+import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { SpecDocSchema } from "../../schemas/common.js";
+import { DocIdParams, SourceIdParams } from "../../schemas/params.js";
+import {
+  AcceptTypesBodySchema,
+  PublishBodySchema,
+  PullRequestSchema,
+  ResolvedSourceSchema,
+  SourceListSchema,
+  SourceSchema,
+  SourceSkippedListSchema,
+  SourceUrlBodySchema,
+} from "../../schemas/repohost.js";
+import { noContent, stub } from "../stub.js";
+
+const tags = ["repohost"];
+
+export const listSources = createRoute({
+  method: "get",
+  path: "/repohost/sources",
+  operationId: "listSources",
+  summary: "repos, branches and folders the service reads bundles from",
+  tags,
+  responses: { 200: jsonResponse(SourceListSchema, "Sources"), ...errorResponses },
+});
+
+export const createSource = createRoute({
+  method: "post",
+  path: "/repohost/sources",
+  operationId: "createSource",
+  summary: "make a source from a source URL and keep its bundles in step",
+  tags,
+  request: { body: jsonBody(SourceUrlBodySchema) },
+  responses: { 201: jsonResponse(SourceSchema, "The new source"), ...errorResponses },
+});
+
+export const resolveSource = createRoute({
+  method: "post",
+  path: "/repohost/resolve",
+  operationId: "resolveSource",
+  summary: "read a source URL and say what it names, before the source is made",
+  tags,
+  request: { body: jsonBody(SourceUrlBodySchema) },
+  responses: { 200: jsonResponse(ResolvedSourceSchema, "What the URL names"), ...errorResponses },
+});
+
+export const deleteSource = createRoute({
+  method: "delete",
+  path: "/repohost/sources/{sourceId}",
+  operationId: "deleteSource",
+  summary: "stop reading a source; bundles archived",
+  tags,
+  request: { params: SourceIdParams },
+  responses: { 204: noContent("Reading stopped; reviews and threads stay"), ...errorResponses },
+});
+
+export const listSourceSkipped = createRoute({
+  method: "get",
+  path: "/repohost/sources/{sourceId}/skipped",
+  operationId: "listSourceSkipped",
+  summary: "markdown files under the source that the scan passed over, each with a guessed doc type",
+  tags,
+  request: { params: SourceIdParams },
+  responses: { 200: jsonResponse(SourceSkippedListSchema, "Skipped files"), ...errorResponses },
+});
+
+export const acceptSourceTypes = createRoute({
+  method: "post",
+  path: "/repohost/sources/{sourceId}/skipped",
+  operationId: "acceptSourceTypes",
+  summary: "accept a doc type for skipped docs of the source, held in the service; the repo takes no commit",
+  tags,
+  request: { params: SourceIdParams, body: jsonBody(AcceptTypesBodySchema) },
+  responses: { 200: jsonResponse(SourceSkippedListSchema, "Skipped files after the change"), ...errorResponses },
+});
+
+export const openMappingPullRequest = createRoute({
+  method: "post",
+  path: "/repohost/sources/{sourceId}/mapping",
+  operationId: "openMappingPullRequest",
+  summary: "open a pull request that writes the accepted types into the repo's service configuration file",
+  tags,
+  request: { params: SourceIdParams },
+  responses: { 200: jsonResponse(PullRequestSchema, "The pull request"), ...errorResponses },
+});
+
+export const syncSource = createRoute({
+  method: "post",
+  path: "/repohost/sources/{sourceId}/sync",
+  operationId: "syncSource",
+  summary: "read the source's branch now",
+  tags,
+  request: { params: SourceIdParams },
+  responses: { 200: jsonResponse(SourceSchema, "The source after the read"), ...errorResponses },
+});
+
+export const publishDraft = createRoute({
+  method: "post",
+  path: "/docs/{docId}/publish",
+  operationId: "publishDraft",
+  summary: "publish the draft of a repohost bundle as a branch, a commit and a pull request",
+  tags,
+  request: { params: DocIdParams, body: { ...jsonBody(PublishBodySchema), required: false } },
+  responses: { 200: jsonResponse(PullRequestSchema, "The pull request"), ...errorResponses },
+});
+
+export const discardDraft = createRoute({
+  method: "post",
+  path: "/docs/{docId}/draft/discard",
+  operationId: "discardDraft",
+  summary: "drop the draft of a repohost bundle",
+  tags,
+  request: { params: DocIdParams },
+  responses: {
+    200: jsonResponse(SpecDocSchema, "The doc; the version from the repo host is current again"),
+    ...errorResponses,
+  },
+});
+
+export default function repohostRoutes(): Router {
+  const r = createRouter();
+  stub(r, listSources);
+  stub(r, createSource);
+  stub(r, resolveSource);
+  stub(r, deleteSource);
+  stub(r, listSourceSkipped);
+  stub(r, acceptSourceTypes);
+  stub(r, openMappingPullRequest);
+  stub(r, syncSource);
+  stub(r, publishDraft);
+  stub(r, discardDraft);
+  return r;
+}

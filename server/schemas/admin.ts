@@ -1,0 +1,213 @@
+/**
+ * Administration (contract 2.11-2.15, 4.2 and 8): workspace settings, invite and
+ * reset links, model backends and presets, role assignments, MCP connections,
+ * the repohost token and the token budget. Secrets are write-only: only
+ * `has_secret` and the last 4 characters come back.
+ */
+import { z } from "@hono/zod-openapi";
+import { Uuid } from "./common.js";
+import { int64 } from "./params.js";
+
+// ---- settings (section 8) ----
+
+export const SettingsSchema = z
+  .object({
+    max_file_mb: z.int().min(1).max(50).openapi({ default: 10, description: "largest file" }),
+    max_bundle_mb: z.int().min(1).max(500).openapi({ default: 50, description: "largest bundle" }),
+    invite_ttl_days: z.int().min(1).max(90).openapi({ default: 7, description: "lifetime of an invite" }),
+    resolve_sources: z.boolean().optional().openapi({
+      default: true,
+      description:
+        "read the metadata of each grounding source; when off, a source carries no redirect chain and no retrieval date",
+    }),
+    parallel_calls: z.int().min(1).max(16).openapi({ default: 4, description: "model calls at a time per run" }),
+  })
+  .openapi("Settings", { description: "request and response share this shape" });
+
+// ---- invites and reset links ----
+
+export const InviteSchema = z
+  .looseObject({
+    id: Uuid,
+    role: z.string(),
+    state: z.enum(["unused", "used", "revoked", "expired"]),
+    created_by: z.string(),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime(),
+    used_by: z.string().optional(),
+    used_at: z.iso.datetime().optional(),
+  })
+  .openapi("Invite", { description: "the URL is never listed; it appears one time, when made" });
+
+export const NewInviteBodySchema = z
+  .object({ role: z.string().min(1).openapi({ description: "the role the invited person gets" }) })
+  .openapi("NewInvite");
+
+export const InviteCreatedSchema = InviteSchema.extend({
+  url: z.string().openapi({ description: "the single-use link; returned this one time only" }),
+}).openapi("InviteCreated");
+
+export const NewResetLinkBodySchema = z.object({ user_id: z.string().min(1) }).openapi("NewResetLink");
+
+export const ResetLinkSchema = z
+  .looseObject({
+    user_id: z.string(),
+    url: z.string().openapi({ description: "the one-time link; returned this one time only" }),
+    expires_at: z.iso.datetime(),
+  })
+  .openapi("ResetLink");
+
+// ---- model backends, presets, roles (2.11, 2.12) ----
+
+export const BackendKind = z.enum(["provider_1", "provider_2", "provider_3", "provider_4", "agent_cli"]);
+export const AgentPreset = z.enum(["agent_preset_1", "agent_preset_2", "agent_preset_3", "agent_preset_4", "custom"]);
+export const PromptVia = z.enum(["stdin", "file"]);
+
+export const BackendSchema = z
+  .object({
+    id: Uuid,
+    kind: BackendKind,
+    name: z.string(),
+    has_secret: z.boolean(),
+    secret_last4: z.string().openapi({ description: "only the last 4 characters of the secret are ever returned" }),
+    base_url: z.string().optional().openapi({ description: "overrides the provider's API address" }),
+    preset: AgentPreset.optional().openapi({ description: "for `agent_cli`" }),
+    command: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "for a custom agent CLI; `{model}`, `{schema}`, `{prompt_file}` are replaced" }),
+    prompt_via: PromptVia.optional(),
+    roles: z.array(z.string()).openapi({ description: "roles that use this backend" }),
+  })
+  .openapi("Backend");
+
+export const BackendBodySchema = z
+  .object({
+    kind: BackendKind,
+    name: z.string().min(1),
+    secret: z.string().optional().openapi({ description: "the API key; write-only; on PUT, leave it out to keep the stored one" }),
+    base_url: z.string().optional(),
+    preset: AgentPreset.optional(),
+    command: z.array(z.string()).optional(),
+    prompt_via: PromptVia.optional(),
+  })
+  .openapi("BackendRequest");
+
+export const BackendTestBodySchema = z.object({ model: z.string().min(1) }).openapi("BackendTestRequest");
+
+export const BackendTestResultSchema = z
+  .object({
+    ok: z.boolean(),
+    answer: z.string().optional(),
+    error: z.string().optional(),
+    tokens_in: int64().optional(),
+    tokens_out: int64().optional(),
+    estimated: z.boolean().optional().openapi({ description: "token counts are estimates" }),
+    duration_ms: int64(),
+  })
+  .openapi("BackendTestResult");
+
+export const PresetSchema = z
+  .looseObject({
+    preset: AgentPreset.exclude(["custom"]),
+    name: z.string(),
+    command: z.array(z.string()),
+    prompt_via: PromptVia,
+    installed: z.boolean().openapi({ description: "the CLI is on this machine's PATH" }),
+    version: z.string().optional().openapi({ description: "the installed CLI's version, when it says" }),
+  })
+  .openapi("AgentPresetInfo");
+
+export const RoleAssignmentSchema = z
+  .object({
+    role: z.string().openapi({ example: "reviewer" }),
+    backend_id: Uuid.optional(),
+    model: z.string().optional(),
+    price_in_per_mtok: z.number().optional().openapi({ description: "price per million input tokens, for cost estimates" }),
+    price_out_per_mtok: z.number().optional(),
+  })
+  .openapi("RoleAssignment");
+
+export const RoleAssignmentBodySchema = z
+  .object({
+    backend_id: Uuid,
+    model: z.string().min(1),
+    price_in_per_mtok: z.number().min(0).optional(),
+    price_out_per_mtok: z.number().min(0).optional(),
+  })
+  .openapi("RoleAssignmentRequest");
+
+// ---- MCP (2.13) ----
+
+export const McpConnectionSchema = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    transport: z.string().openapi({ example: "stdio" }),
+    command: z.array(z.string()).optional(),
+    url: z.string().optional(),
+    secret_env: z.string().optional().openapi({ description: "environment variable the secret is handed in as" }),
+    has_secret: z.boolean(),
+    secret_last4: z.string(),
+    tool_allowlist: z.array(z.string()),
+    is_search: z.boolean(),
+    search_tool: z.string(),
+    hosts: z.array(z.string()),
+    fetch_tool: z.string(),
+  })
+  .openapi("McpConnection");
+
+export const McpConnectionBodySchema = z
+  .object({
+    name: z.string().min(1),
+    transport: z.string().min(1).openapi({ example: "stdio" }),
+    command: z.array(z.string()).optional(),
+    url: z.string().optional(),
+    secret_env: z.string().optional(),
+    secret: z.string().optional().openapi({ description: "write-only; on PUT, leave it out to keep the stored one" }),
+    tool_allowlist: z.array(z.string()).optional(),
+    is_search: z.boolean().optional(),
+    search_tool: z.string().optional(),
+    hosts: z.array(z.string()).optional(),
+    fetch_tool: z.string().optional(),
+  })
+  .openapi("McpConnectionRequest");
+
+export const McpToolSchema = z
+  .object({ name: z.string(), description: z.string(), read_only: z.boolean(), destructive: z.boolean() })
+  .openapi("McpTool");
+
+// ---- repohost token (2.15) ----
+
+export const RepohostConnectionSchema = z
+  .object({
+    configured: z.boolean(),
+    token_last4: z.string().optional(),
+    api_url: z.string(),
+    login: z.string().optional().openapi({ description: "the repohost account of the token, from the last check" }),
+  })
+  .openapi("RepohostConnection", { description: "the token itself is never returned" });
+
+export const RepohostTokenBodySchema = z
+  .object({
+    token: z.string().min(1).openapi({ description: "fine-grained personal access token; write-only" }),
+    api_url: z.string().optional().openapi({
+      description: "the repohost API address; default the provider's public one; a self-hosted server uses `https://<host>/api/v3`",
+    }),
+  })
+  .openapi("RepohostTokenRequest");
+
+// ---- budget (section 8) ----
+
+export const BudgetSchema = z
+  .object({
+    month: z.string().regex(/^\d{4}-\d{2}$/).openapi({ example: "2026-11" }),
+    limit_tokens: int64().nullable().openapi({ description: "null: no limit, so no budget" }),
+    used_tokens: int64(),
+    remaining_tokens: int64().nullable().openapi({ description: "null when there is no limit" }),
+  })
+  .openapi("Budget");
+
+export const BudgetBodySchema = z
+  .object({ limit_tokens: int64().min(1).nullable().openapi({ description: "monthly token limit; null removes the budget" }) })
+  .openapi("BudgetRequest");
