@@ -85,6 +85,15 @@ export function discoverBundles(
   readMarkdown: (path: string) => string,
   rootName = ".",
 ): Discovery {
+  return discoverClassified(paths, (path) => classifyMarkdown(readMarkdown(path)), rootName);
+}
+
+/** Like discoverBundles, for a caller that already knows each markdown file's classification (a cache). */
+export function discoverClassified(
+  paths: readonly string[],
+  classify: (path: string) => ReturnType<typeof classifyMarkdown>,
+  rootName = ".",
+): Discovery {
   const typedByFolder = new Map<string, DiscoveredDoc[]>();
   const untyped: string[] = [];
   const problems: DiscoveryProblem[] = [];
@@ -92,7 +101,7 @@ export function discoverBundles(
     if (!isMarkdownPath(path)) continue;
     let info: ReturnType<typeof classifyMarkdown>;
     try {
-      info = classifyMarkdown(readMarkdown(path));
+      info = classify(path);
     } catch (err) {
       problems.push({ path, message: `cannot read: ${err instanceof Error ? err.message : String(err)}` });
       continue;

@@ -76,7 +76,8 @@ function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{([a-z_]+)\}/g, (m, name: string) => vars[name] ?? m);
 }
 
-function decode(content: Uint8Array | string): { text: string; invalid: boolean } {
+/** Decode a file's bytes as UTF-8, keeping a BOM so positions match the bytes; `invalid` when bytes were replaced. */
+export function decodeText(content: Uint8Array | string): { text: string; invalid: boolean } {
   if (typeof content === "string") return { text: content, invalid: false };
   try {
     // ignoreBOM keeps a BOM in the text, so string positions map to the file's bytes.
@@ -133,7 +134,7 @@ export function assumptions(doc: MarkdownDoc, file: string): Assumption[] {
  */
 export function lintBundle(input: LintInput): LintResult {
   const content = input.files.get(input.mainPath);
-  const { text, invalid } = decode(content ?? "");
+  const { text, invalid } = decodeText(content ?? "");
   return lintDoc(parseMarkdown(text), input, { invalidEncoding: invalid, missing: content === undefined });
 }
 

@@ -14,6 +14,7 @@
 export {
   lintBundle,
   lintDoc,
+  decodeText,
   assumptions,
   engineCategory,
   ENGINE_CHECKS,

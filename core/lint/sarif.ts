@@ -4,7 +4,7 @@
  * its region (1-based lines, UTF-16 columns, end column exclusive) and the finding id as
  * a partial fingerprint so alerts follow the text across commits. Pure.
  */
-import { TextIndex } from "../markdown/text.js";
+import { TextIndex, type LineCol } from "../markdown/text.js";
 import type { Profile } from "../profile/schema.js";
 import { ENGINE_CHECKS } from "./engine.js";
 import type { Finding, Level } from "./types.js";
@@ -13,7 +13,9 @@ export interface SarifDoc {
   /** Path of the doc relative to the repository root (posix), used as the artifact URI. */
   uri: string;
   /** The doc's text (positions are computed from it), or an index of it. */
-  text: string | TextIndex;
+  text?: string | TextIndex;
+  /** Or the positions of each finding, in the order of `findings`. */
+  positions?: readonly { start: LineCol; end: LineCol }[];
   profile_key: string;
   findings: readonly Finding[];
 }
@@ -122,10 +124,11 @@ export function toSarif(docs: readonly SarifDoc[], options: SarifOptions): Sarif
   const results: SarifResult[] = [];
   for (const doc of docs) {
     const index = typeof doc.text === "string" ? new TextIndex(doc.text) : doc.text;
-    for (const f of doc.findings) {
+    doc.findings.forEach((f, n) => {
       const i = ruleFor(doc, f);
-      const start = index.positionOfByte(f.anchor.start);
-      const end = index.positionOfByte(f.anchor.end);
+      const given = doc.positions?.[n];
+      const start = given?.start ?? index?.positionOfByte(f.anchor.start) ?? { line: 1, column: 1 };
+      const end = given?.end ?? index?.positionOfByte(f.anchor.end) ?? start;
       const region: SarifResult["locations"][number]["physicalLocation"]["region"] = {
         startLine: start.line,
         startColumn: start.column,
@@ -144,7 +147,7 @@ export function toSarif(docs: readonly SarifDoc[], options: SarifOptions): Sarif
         partialFingerprints: { "specReviewFindingId/v1": f.id },
         properties: { level: f.level, category: f.category, relaxed: f.relaxed },
       });
-    }
+    });
   }
   return {
     $schema: SARIF_SCHEMA,

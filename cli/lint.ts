@@ -1,0 +1,136 @@
+/**
+ * `spec-review lint [paths...] [--format text|json|sarif] [--profiles DIR]`: lint spec
+ * bundles without a server or database. Exit 0 when every doc is Build Ready at lint
+ * level, 1 when not (or a folder is not a valid bundle), 2 on usage errors.
+ * See docs/lint-cli.md.
+ */
+import { parseArgs } from "node:util";
+import type { DocReport, LintReport } from "./lint-fs.js";
+
+export const LINT_USAGE = `spec-review lint [paths...] [options]
+
+Lints the spec bundles under each path (default: the current folder): a folder holding
+exactly one markdown file whose frontmatter names a type. A markdown file given as a
+path is linted as it is, adopting a profile when it names none.
+
+Options:
+  -f, --format <text|json|sarif>  output format (default: text)
+  -p, --profiles <dir>            folder of profiles (<key>/profile.yaml); default: the built-ins
+      --workers <n>               worker threads (default: by the number of docs; 0: none)
+  -h, --help                      show this help
+
+Exit status: 0 every doc is Build Ready, 1 some doc is not, 2 usage error.
+`;
+
+const FORMATS = ["text", "json", "sarif"] as const;
+type Format = (typeof FORMATS)[number];
+
+function usageError(message: string): number {
+  process.stderr.write(`spec-review lint: ${message} (try --help)\n`);
+  return 2;
+}
+
+export async function lintCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: "string", short: "f" },
+        profiles: { type: "string", short: "p" },
+        workers: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    return usageError(err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(LINT_USAGE);
+    return 0;
+  }
+  const format = (values.format ?? "text") as Format;
+  if (!FORMATS.includes(format)) return usageError(`--format must be one of ${FORMATS.join(", ")}, not '${values.format}'`);
+  let workers: number | undefined;
+  if (values.workers !== undefined) {
+    workers = Number(values.workers);
+    if (!Number.isInteger(workers) || workers < 0) return usageError(`--workers must be a whole number, not '${values.workers}'`);
+  }
+  const paths = positionals.length > 0 ? positionals : ["."];
+
+  const { lintPaths, LintUsageError } = await import("./lint-fs.js");
+  let report: LintReport;
+  try {
+    report = await lintPaths(paths, { profilesDir: values.profiles, workers });
+  } catch (err) {
+    if (err instanceof LintUsageError) return usageError(err.message);
+    throw err;
+  }
+  const ready = report.problems.length === 0 && report.docs.every((d) => d.verdict.result === "build_ready");
+  if (format === "json") process.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+  else if (format === "sarif") process.stdout.write(`${JSON.stringify(await sarifReport(report, values.profiles), null, 2)}\n`);
+  else process.stdout.write(textReport(report));
+  if (report.docs.length === 0 && report.problems.length === 0)
+    process.stderr.write(`spec-review lint: no spec docs found under ${paths.join(", ")}\n`);
+  return ready ? 0 : 1;
+}
+
+/** Compiler-style lines: `path:line:col LEVEL slug message`, then one verdict line per doc. */
+export function textReport(report: LintReport): string {
+  const out: string[] = [];
+  for (const p of report.problems) out.push(`${p.path}:1:1 MUST bundle-invalid ${p.message}`);
+  for (const d of report.docs)
+    for (const f of d.findings)
+      out.push(`${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`);
+  if (out.length > 0) out.push("");
+  for (const d of report.docs) out.push(verdictLine(d));
+  const ready = report.docs.filter((d) => d.verdict.result === "build_ready").length;
+  out.push(
+    `${report.docs.length} doc${report.docs.length === 1 ? "" : "s"}: ${ready} Build Ready, ${report.docs.length - ready} Not Build Ready` +
+      (report.problems.length > 0 ? `, ${report.problems.length} invalid bundle folder${report.problems.length === 1 ? "" : "s"}` : ""),
+  );
+  return `${out.join("\n")}\n`;
+}
+
+function verdictLine(d: DocReport): string {
+  const v = d.verdict;
+  const state = v.result === "build_ready" ? "Build Ready" : "Not Build Ready";
+  const adopt = d.adopt ? ` (adopting ${Object.entries(d.adopt).map(([k, val]) => `${k}: ${val}`).join(", ")})` : "";
+  return `${d.path}: ${state} [${d.profile_key}/${d.size}] score ${v.score}, ${v.must} MUST, ${v.should} SHOULD, ${v.info} INFO${adopt}`;
+}
+
+/** The JSON report: per doc its verdict (contract 2.4), adopt, findings with positions, assumptions. */
+export function jsonReport(report: LintReport): unknown {
+  return {
+    docs: report.docs,
+    problems: report.problems,
+    skipped: report.skipped,
+    summary: {
+      docs: report.docs.length,
+      build_ready: report.docs.filter((d) => d.verdict.result === "build_ready").length,
+      not_build_ready: report.docs.filter((d) => d.verdict.result !== "build_ready").length,
+      problems: report.problems.length,
+    },
+  };
+}
+
+async function sarifReport(report: LintReport, profilesDir: string | undefined): Promise<unknown> {
+  const [{ toSarif }, { loadProfilesFromDir, builtinProfilesDir }, { packageVersion }] = await Promise.all([
+    import("../core/lint/sarif.js"),
+    import("./lint-fs.js"),
+    import("./version.js"),
+  ]);
+  const { profiles } = loadProfilesFromDir(profilesDir ?? builtinProfilesDir());
+  return toSarif(
+    report.docs.map((d) => ({
+      uri: d.path,
+      profile_key: d.profile_key,
+      findings: d.findings,
+      positions: d.findings.map((f) => ({ start: f.start, end: f.end })),
+    })),
+    { toolVersion: packageVersion(), profiles },
+  );
+}
