@@ -123,7 +123,10 @@ export interface LintReport {
 }
 
 /** Find the spec docs under the paths: folders are walked for bundles; a markdown file is linted as it is. */
-export function collectTasks(paths: readonly string[], cwd: string): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
+export function collectTasks(
+  paths: readonly string[],
+  cwd: string,
+): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
   const tasks: LintTask[] = [];
   const problems: Problem[] = [];
   const skipped: string[] = [];
@@ -139,9 +142,16 @@ export function collectTasks(paths: readonly string[], cwd: string): { tasks: Li
         const docAbs = join(bundleDir, b.doc.path);
         if (seen.has(docAbs)) continue;
         seen.add(docAbs);
-        tasks.push({ bundleDir, mainPath: b.doc.path, files: b.files, displayPath: show(docAbs), bundle: show(bundleDir) });
+        tasks.push({
+          bundleDir,
+          mainPath: b.doc.path,
+          files: b.files,
+          displayPath: show(docAbs),
+          bundle: show(bundleDir),
+        });
       }
-      for (const pr of discovery.problems) problems.push({ path: show(join(abs, pr.path)), message: pr.message });
+      for (const pr of discovery.problems)
+        problems.push({ path: show(join(abs, pr.path)), message: pr.message });
       for (const s of discovery.skipped) skipped.push(show(join(abs, s)));
     } else {
       if (seen.has(abs)) continue;
@@ -207,19 +217,29 @@ export const WORKER_THRESHOLD = 48;
  * Lint every spec doc under the paths. Throws `LintUsageError` for a path that does not
  * exist or profiles that do not load.
  */
-export async function lintPaths(paths: readonly string[], options: LintPathsOptions = {}): Promise<LintReport> {
+export async function lintPaths(
+  paths: readonly string[],
+  options: LintPathsOptions = {},
+): Promise<LintReport> {
   const cwd = options.cwd ?? process.cwd();
   for (const p of paths) {
     const abs = resolve(cwd, p);
     if (!existsSync(abs)) throw new LintUsageError(`no such file or folder: ${p}`);
-    if (!statSync(abs).isDirectory() && !isMarkdownPath(abs)) throw new LintUsageError(`not a markdown file or a folder: ${p}`);
+    if (!statSync(abs).isDirectory() && !isMarkdownPath(abs))
+      throw new LintUsageError(`not a markdown file or a folder: ${p}`);
   }
   const profilesDir = resolve(cwd, options.profilesDir ?? builtinProfilesDir());
-  if (!existsSync(profilesDir)) throw new LintUsageError(`no such profiles folder: ${options.profilesDir ?? profilesDir}`);
+  if (!existsSync(profilesDir))
+    throw new LintUsageError(`no such profiles folder: ${options.profilesDir ?? profilesDir}`);
   const { profiles, errors } = loadProfilesFromDir(profilesDir);
   if (errors.length > 0)
     throw new LintUsageError(
-      errors.map((e) => `${toPosix(relative(cwd, join(profilesDir, e.file ?? "")))}:${e.line}:${e.column} ${e.message}`).join("\n"),
+      errors
+        .map(
+          (e) =>
+            `${toPosix(relative(cwd, join(profilesDir, e.file ?? "")))}:${e.line}:${e.column} ${e.message}`,
+        )
+        .join("\n"),
     );
   if (profiles.length === 0) throw new LintUsageError(`no profiles in ${options.profilesDir ?? profilesDir}`);
   const { tasks, problems, skipped } = collectTasks(paths, cwd);

@@ -8,14 +8,25 @@ export interface WorkerRequest {
   tasks: { index: number; task: LintTask }[];
 }
 
-export type WorkerResponse = { ok: true; reports: { index: number; report: DocReport }[] } | { ok: false; error: string };
+export type WorkerResponse =
+  { ok: true; reports: { index: number; report: DocReport }[] } | { ok: false; error: string };
 
 const BATCH = 16;
 
-export function lintInWorkers(tasks: readonly LintTask[], profilesDir: string, runId: string, count: number): Promise<DocReport[]> {
+export function lintInWorkers(
+  tasks: readonly LintTask[],
+  profilesDir: string,
+  runId: string,
+  count: number,
+): Promise<DocReport[]> {
   // From source (tsx) the worker is the .ts file next to this one; from dist, the .js.
-  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-  const url = new URL(`./lint-worker${ext}`, import.meta.url);
+  const fromSource = import.meta.url.endsWith(".ts");
+  const url = new URL(`./lint-worker${fromSource ? ".ts" : ".js"}`, import.meta.url);
+  // Running from source under tsx (dev only): workers do not inherit its loader, so a
+  // small bootstrap registers tsx's ESM hooks first, then loads the worker module.
+  const bootstrap = fromSource
+    ? `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`
+    : undefined;
   const results = new Array<DocReport>(tasks.length);
   let next = 0;
   let done = 0;
@@ -32,13 +43,14 @@ export function lintInWorkers(tasks: readonly LintTask[], profilesDir: string, r
     const feed = (w: Worker) => {
       if (next >= tasks.length) return false;
       const batch: WorkerRequest["tasks"] = [];
-      for (; next < tasks.length && batch.length < BATCH; next++) batch.push({ index: next, task: tasks[next]! });
+      for (; next < tasks.length && batch.length < BATCH; next++)
+        batch.push({ index: next, task: tasks[next]! });
       w.postMessage({ profilesDir, runId, tasks: batch } satisfies WorkerRequest);
       return true;
     };
     const n = Math.max(1, Math.min(count, Math.ceil(tasks.length / BATCH)));
     for (let i = 0; i < n; i++) {
-      const w = new Worker(url);
+      const w = bootstrap ? new Worker(bootstrap, { eval: true }) : new Worker(url);
       workers.push(w);
       w.on("message", (msg: WorkerResponse) => {
         if (failed) return;

@@ -7,7 +7,10 @@ parentPort?.on("message", (req: WorkerRequest) => {
   let response: WorkerResponse;
   try {
     const { profiles } = loadProfilesFromDir(req.profilesDir);
-    response = { ok: true, reports: req.tasks.map(({ index, task }) => ({ index, report: lintTask(task, profiles, req.runId) })) };
+    response = {
+      ok: true,
+      reports: req.tasks.map(({ index, task }) => ({ index, report: lintTask(task, profiles, req.runId) })),
+    };
   } catch (err) {
     response = { ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }

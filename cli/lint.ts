@@ -45,7 +45,8 @@ export async function lintCommand(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    return usageError(err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err));
+    const message = err instanceof Error ? err.message : String(err);
+    return usageError((message.split(/\.\s/)[0] ?? message).trim());
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -53,11 +54,13 @@ export async function lintCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const format = (values.format ?? "text") as Format;
-  if (!FORMATS.includes(format)) return usageError(`--format must be one of ${FORMATS.join(", ")}, not '${values.format}'`);
+  if (!FORMATS.includes(format))
+    return usageError(`--format must be one of ${FORMATS.join(", ")}, not '${values.format}'`);
   let workers: number | undefined;
   if (values.workers !== undefined) {
     workers = Number(values.workers);
-    if (!Number.isInteger(workers) || workers < 0) return usageError(`--workers must be a whole number, not '${values.workers}'`);
+    if (!Number.isInteger(workers) || workers < 0)
+      return usageError(`--workers must be a whole number, not '${values.workers}'`);
   }
   const paths = positionals.length > 0 ? positionals : ["."];
 
@@ -71,7 +74,8 @@ export async function lintCommand(argv: string[]): Promise<number> {
   }
   const ready = report.problems.length === 0 && report.docs.every((d) => d.verdict.result === "build_ready");
   if (format === "json") process.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
-  else if (format === "sarif") process.stdout.write(`${JSON.stringify(await sarifReport(report, values.profiles), null, 2)}\n`);
+  else if (format === "sarif")
+    process.stdout.write(`${JSON.stringify(await sarifReport(report, values.profiles), null, 2)}\n`);
   else process.stdout.write(textReport(report));
   if (report.docs.length === 0 && report.problems.length === 0)
     process.stderr.write(`spec-review lint: no spec docs found under ${paths.join(", ")}\n`);
@@ -84,13 +88,17 @@ export function textReport(report: LintReport): string {
   for (const p of report.problems) out.push(`${p.path}:1:1 MUST bundle-invalid ${p.message}`);
   for (const d of report.docs)
     for (const f of d.findings)
-      out.push(`${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`);
+      out.push(
+        `${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`,
+      );
   if (out.length > 0) out.push("");
   for (const d of report.docs) out.push(verdictLine(d));
   const ready = report.docs.filter((d) => d.verdict.result === "build_ready").length;
   out.push(
     `${report.docs.length} doc${report.docs.length === 1 ? "" : "s"}: ${ready} Build Ready, ${report.docs.length - ready} Not Build Ready` +
-      (report.problems.length > 0 ? `, ${report.problems.length} invalid bundle folder${report.problems.length === 1 ? "" : "s"}` : ""),
+      (report.problems.length > 0
+        ? `, ${report.problems.length} invalid bundle folder${report.problems.length === 1 ? "" : "s"}`
+        : ""),
   );
   return `${out.join("\n")}\n`;
 }
@@ -98,7 +106,11 @@ export function textReport(report: LintReport): string {
 function verdictLine(d: DocReport): string {
   const v = d.verdict;
   const state = v.result === "build_ready" ? "Build Ready" : "Not Build Ready";
-  const adopt = d.adopt ? ` (adopting ${Object.entries(d.adopt).map(([k, val]) => `${k}: ${val}`).join(", ")})` : "";
+  const adopt = d.adopt
+    ? ` (adopting ${Object.entries(d.adopt)
+        .map(([k, val]) => `${k}: ${val}`)
+        .join(", ")})`
+    : "";
   return `${d.path}: ${state} [${d.profile_key}/${d.size}] score ${v.score}, ${v.must} MUST, ${v.should} SHOULD, ${v.info} INFO${adopt}`;
 }
 

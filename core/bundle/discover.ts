@@ -117,7 +117,9 @@ export function discoverClassified(
     }
     const folder = folderOf(path);
     const list = typedByFolder.get(folder) ?? [];
-    list.push(info.error ? { path, type: info.type, frontmatterError: info.error } : { path, type: info.type });
+    list.push(
+      info.error ? { path, type: info.type, frontmatterError: info.error } : { path, type: info.type },
+    );
     typedByFolder.set(folder, list);
   }
 

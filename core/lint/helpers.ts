@@ -3,6 +3,7 @@
  * of requirement sections, prose ranges, and masking code spans and comments.
  */
 import { normalizeTitle, type Block, type MarkdownDoc, type Section } from "../markdown/document.js";
+import { countWords } from "../markdown/text.js";
 
 /**
  * A heading pattern names a section by the end of its heading path, levels separated
@@ -63,6 +64,16 @@ export function maskInline(source: string): string {
   return source
     .replace(/<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, " "))
     .replace(/(`+)(?:(?!\1)[\s\S])+?\1/g, (m) => m.replace(/[^\n]/g, " "));
+}
+
+/** Words of a block's content as a reader counts them: HTML comments left out, code spans kept. */
+export function contentWords(b: Block): number {
+  if (b.kind === "code") return Math.max(1, countWords(b.text));
+  if (b.kind === "paragraph" || b.kind === "table" || b.kind === "html") {
+    const t = b.text.indexOf("<!--") < 0 ? b.text : b.text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ");
+    return countWords(b.kind === "html" ? t.replace(/<[^>]*>/g, " ") : t);
+  }
+  return 0;
 }
 
 /** Blocks whose text is prose: paragraphs, headings and tables (not code, not HTML). */

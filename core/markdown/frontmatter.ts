@@ -56,7 +56,13 @@ export function parseFrontmatter(text: string): Frontmatter {
   const bodyLine = lineOf(text, split.bodyStart);
   const firstLine = lineOf(text, split.rawStart);
   const doc = parseDocument(split.raw, { prettyErrors: false, uniqueKeys: true });
-  const result: Frontmatter = { present: true, data: {}, raw: split.raw, bodyStart: split.bodyStart, bodyLine };
+  const result: Frontmatter = {
+    present: true,
+    data: {},
+    raw: split.raw,
+    bodyStart: split.bodyStart,
+    bodyLine,
+  };
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];
@@ -69,7 +75,11 @@ export function parseFrontmatter(text: string): Frontmatter {
   }
   if (doc.contents === null) return result;
   if (!isMap(doc.contents)) {
-    result.error = { message: "frontmatter must be a YAML mapping (key: value lines)", line: firstLine, column: 1 };
+    result.error = {
+      message: "frontmatter must be a YAML mapping (key: value lines)",
+      line: firstLine,
+      column: 1,
+    };
     return result;
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });

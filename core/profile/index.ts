@@ -18,4 +18,4 @@ export {
   type ParseProfileOptions,
 } from "./load.js";
 export { guessProfile, rankProfiles, guessSize, bodyWords, type ProfileGuess } from "./guess.js";
-export { profileJsonSchema } from "./json-schema.js";
+export { profileJsonSchema, profileJsonSchemaText } from "./json-schema.js";

@@ -9,10 +9,14 @@ export function profileJsonSchema(): Record<string, unknown> {
   >;
   return {
     $schema: schema["$schema"],
-    $id: "https://spec-review.dev/schemas/profile.schema.json",
     title: "spec-review profile",
     description:
       "A document type: its checks, template, sizes, radar categories and review settings. See docs/profiles.md.",
     ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")),
   };
+}
+
+/** The committed file's exact text: the schema as 2-space JSON with a final newline. */
+export function profileJsonSchemaText(): string {
+  return `${JSON.stringify(profileJsonSchema(), null, 2)}\n`;
 }

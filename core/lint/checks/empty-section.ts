@@ -1,12 +1,11 @@
 /** empty-section: a heading with nothing under it (no content and no subsections). */
 import { z } from "zod";
-import { countWords } from "../../markdown/text.js";
 import {
   blocksIn,
+  contentWords,
   headingRange,
-  maskInline,
-  parseHeadingPattern,
   matchesHeadingPattern,
+  parseHeadingPattern,
 } from "../helpers.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
@@ -31,9 +30,7 @@ export const emptySection = defineCheck({
       if (ignore.some((p) => matchesHeadingPattern(section, p))) continue;
       let words = 0;
       for (const b of blocksIn(doc, section, true)) {
-        if (b.kind === "paragraph" || b.kind === "table") words += countWords(maskInline(b.text));
-        else if (b.kind === "code") words += Math.max(1, countWords(b.text));
-        else if (b.kind === "html") words += countWords(maskInline(b.text));
+        words += contentWords(b);
         if (words >= params.min_words) break;
       }
       if (words >= params.min_words) continue;

@@ -1,7 +1,6 @@
 /** required-section: a section must exist (by heading pattern) and hold enough content. */
 import { z } from "zod";
-import { countWords } from "../../markdown/text.js";
-import { blocksIn, docAnchorRange, headingRange, maskInline, sectionsMatching } from "../helpers.js";
+import { blocksIn, contentWords, docAnchorRange, headingRange, sectionsMatching } from "../helpers.js";
 import { defineCheck } from "./define.js";
 
 export const options = z.strictObject({
@@ -37,10 +36,7 @@ export const requiredSection = defineCheck({
     let best = 0;
     for (const section of found) {
       let words = 0;
-      for (const b of blocksIn(doc, section)) {
-        if (b.kind === "paragraph" || b.kind === "table") words += countWords(maskInline(b.text));
-        else if (b.kind === "code") words += countWords(b.text);
-      }
+      for (const b of blocksIn(doc, section)) words += contentWords(b);
       best = Math.max(best, words);
       if (best >= params.min_words) return [];
     }
@@ -50,7 +46,7 @@ export const requiredSection = defineCheck({
         charStart: s,
         charEnd: e,
         detail: `has ${best} word${best === 1 ? "" : "s"} of content; it needs at least ${params.min_words}`,
-        vars: { section: shown },
+        vars: { section: found[0]!.title },
       }),
     ];
   },
