@@ -25,7 +25,8 @@ export interface AssumptionRange {
 // The label opens a sentence: at the start of a block or line (after list markers,
 // quote markers or emphasis), or after the end of a previous sentence.
 const LABEL =
-  /(^|\n|[.!?]["')\]]*[ \t]+)([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:>[ \t]*)?[*_]{0,2})Assumption[*_]{0,2}:[*_]{0,2}/g;
+  /(^|\n|\|[ \t]*|[.!?]["')\]]*[ \t]+)([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:>[ \t]*)?)([*_]{0,2}Assumption[*_]{0,2}:[*_]{0,2})/g;
+/(^|\n|[.!?]["')\]]*[ \t]+)([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:>[ \t]*)?[*_]{0,2})Assumption[*_]{0,2}:[*_]{0,2}/g;
 
 /** Sentences opening with `Assumption:`, in document order. */
 export function findAssumptions(doc: MarkdownDoc): AssumptionRange[] {
@@ -37,7 +38,7 @@ export function findAssumptions(doc: MarkdownDoc): AssumptionRange[] {
     const source = maskInline(raw);
     LABEL.lastIndex = 0;
     for (let m = LABEL.exec(source); m; m = LABEL.exec(source)) {
-      const start = m.index + m[1]!.length + (m[2]!.length - m[2]!.trimStart().length);
+      const start = m.index + m[1]!.length + m[2]!.length;
       const bodyFrom = m.index + m[0].length;
       // The sentence ends at . ! ? followed by a space or the end, at a blank line, or at a table cell end.
       const rest = source.slice(bodyFrom);
