@@ -36,7 +36,9 @@ export function eventStreamResponse(description: string) {
     description,
     content: {
       "text/event-stream": {
-        schema: z.string().openapi({ description: "server-sent events; event names and payloads: see docs/api-decisions.md" }),
+        schema: z.string().openapi({
+          description: "server-sent events; event names and payloads: see docs/api-decisions.md",
+        }),
       },
     },
   } as const;

@@ -21,9 +21,9 @@ export const BundleAccessSchema = z
     bundle_id: Uuid,
     visibility: Visibility,
     share: ShareLinkStateSchema,
-    people: z
-      .array(z.looseObject({ id: z.string(), name: z.string(), role: z.string() }))
-      .openapi({ description: "who can see the bundle besides everyone `internal` admits; empty in local mode" }),
+    people: z.array(z.looseObject({ id: z.string(), name: z.string(), role: z.string() })).openapi({
+      description: "who can see the bundle besides everyone `internal` admits; empty in local mode",
+    }),
   })
   .openapi("BundleAccess");
 
@@ -33,7 +33,12 @@ export const VisibilityBodySchema = z
 
 export const NewShareLinkBodySchema = z
   .object({
-    expires_in_days: z.int().min(1).max(365).optional().openapi({ description: "no value: the link does not expire" }),
+    expires_in_days: z
+      .int()
+      .min(1)
+      .max(365)
+      .optional()
+      .openapi({ description: "no value: the link does not expire" }),
   })
   .openapi("NewShareLink");
 

@@ -20,7 +20,11 @@ export const SettingsSchema = z
       description:
         "read the metadata of each grounding source; when off, a source carries no redirect chain and no retrieval date",
     }),
-    parallel_calls: z.int().min(1).max(16).openapi({ default: 4, description: "model calls at a time per run" }),
+    parallel_calls: z
+      .int()
+      .min(1)
+      .max(16)
+      .openapi({ default: 4, description: "model calls at a time per run" }),
   })
   .openapi("Settings", { description: "request and response share this shape" });
 
@@ -60,7 +64,13 @@ export const ResetLinkSchema = z
 // ---- model backends, presets, roles (2.11, 2.12) ----
 
 export const BackendKind = z.enum(["provider_1", "provider_2", "provider_3", "provider_4", "agent_cli"]);
-export const AgentPreset = z.enum(["agent_preset_1", "agent_preset_2", "agent_preset_3", "agent_preset_4", "custom"]);
+export const AgentPreset = z.enum([
+  "agent_preset_1",
+  "agent_preset_2",
+  "agent_preset_3",
+  "agent_preset_4",
+  "custom",
+]);
 export const PromptVia = z.enum(["stdin", "file"]);
 
 export const BackendSchema = z
@@ -69,13 +79,14 @@ export const BackendSchema = z
     kind: BackendKind,
     name: z.string(),
     has_secret: z.boolean(),
-    secret_last4: z.string().openapi({ description: "only the last 4 characters of the secret are ever returned" }),
+    secret_last4: z
+      .string()
+      .openapi({ description: "only the last 4 characters of the secret are ever returned" }),
     base_url: z.string().optional().openapi({ description: "overrides the provider's API address" }),
     preset: AgentPreset.optional().openapi({ description: "for `agent_cli`" }),
-    command: z
-      .array(z.string())
-      .optional()
-      .openapi({ description: "for a custom agent CLI; `{model}`, `{schema}`, `{prompt_file}` are replaced" }),
+    command: z.array(z.string()).optional().openapi({
+      description: "for a custom agent CLI; `{model}`, `{schema}`, `{prompt_file}` are replaced",
+    }),
     prompt_via: PromptVia.optional(),
     roles: z.array(z.string()).openapi({ description: "roles that use this backend" }),
   })
@@ -85,7 +96,10 @@ export const BackendBodySchema = z
   .object({
     kind: BackendKind,
     name: z.string().min(1),
-    secret: z.string().optional().openapi({ description: "the API key; write-only; on PUT, leave it out to keep the stored one" }),
+    secret: z
+      .string()
+      .optional()
+      .openapi({ description: "the API key; write-only; on PUT, leave it out to keep the stored one" }),
     base_url: z.string().optional(),
     preset: AgentPreset.optional(),
     command: z.array(z.string()).optional(),
@@ -123,7 +137,10 @@ export const RoleAssignmentSchema = z
     role: z.string().openapi({ example: "reviewer" }),
     backend_id: Uuid.optional(),
     model: z.string().optional(),
-    price_in_per_mtok: z.number().optional().openapi({ description: "price per million input tokens, for cost estimates" }),
+    price_in_per_mtok: z
+      .number()
+      .optional()
+      .openapi({ description: "price per million input tokens, for cost estimates" }),
     price_out_per_mtok: z.number().optional(),
   })
   .openapi("RoleAssignment");
@@ -146,7 +163,10 @@ export const McpConnectionSchema = z
     transport: z.string().openapi({ example: "stdio" }),
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
-    secret_env: z.string().optional().openapi({ description: "environment variable the secret is handed in as" }),
+    secret_env: z
+      .string()
+      .optional()
+      .openapi({ description: "environment variable the secret is handed in as" }),
     has_secret: z.boolean(),
     secret_last4: z.string(),
     tool_allowlist: z.array(z.string()),
@@ -164,7 +184,10 @@ export const McpConnectionBodySchema = z
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
     secret_env: z.string().optional(),
-    secret: z.string().optional().openapi({ description: "write-only; on PUT, leave it out to keep the stored one" }),
+    secret: z
+      .string()
+      .optional()
+      .openapi({ description: "write-only; on PUT, leave it out to keep the stored one" }),
     tool_allowlist: z.array(z.string()).optional(),
     is_search: z.boolean().optional(),
     search_tool: z.string().optional(),
@@ -184,7 +207,10 @@ export const RepohostConnectionSchema = z
     configured: z.boolean(),
     token_last4: z.string().optional(),
     api_url: z.string(),
-    login: z.string().optional().openapi({ description: "the repohost account of the token, from the last check" }),
+    login: z
+      .string()
+      .optional()
+      .openapi({ description: "the repohost account of the token, from the last check" }),
   })
   .openapi("RepohostConnection", { description: "the token itself is never returned" });
 
@@ -192,7 +218,8 @@ export const RepohostTokenBodySchema = z
   .object({
     token: z.string().min(1).openapi({ description: "fine-grained personal access token; write-only" }),
     api_url: z.string().optional().openapi({
-      description: "the repohost API address; default the provider's public one; a self-hosted server uses `https://<host>/api/v3`",
+      description:
+        "the repohost API address; default the provider's public one; a self-hosted server uses `https://<host>/api/v3`",
     }),
   })
   .openapi("RepohostTokenRequest");
@@ -201,7 +228,10 @@ export const RepohostTokenBodySchema = z
 
 export const BudgetSchema = z
   .object({
-    month: z.string().regex(/^\d{4}-\d{2}$/).openapi({ example: "2026-11" }),
+    month: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .openapi({ example: "2026-11" }),
     limit_tokens: int64().nullable().openapi({ description: "null: no limit, so no budget" }),
     used_tokens: int64(),
     remaining_tokens: int64().nullable().openapi({ description: "null when there is no limit" }),
@@ -209,5 +239,10 @@ export const BudgetSchema = z
   .openapi("Budget");
 
 export const BudgetBodySchema = z
-  .object({ limit_tokens: int64().min(1).nullable().openapi({ description: "monthly token limit; null removes the budget" }) })
+  .object({
+    limit_tokens: int64()
+      .min(1)
+      .nullable()
+      .openapi({ description: "monthly token limit; null removes the budget" }),
+  })
   .openapi("BudgetRequest");

@@ -13,13 +13,19 @@ export const HandoffBodySchema = z
       .boolean()
       .optional()
       .openapi({ description: "take the packet although the verdict is not Build Ready or is stale" }),
-    label: z.string().max(200).optional().openapi({ description: "what the builder calls this work: a repo, a branch or a ticket" }),
+    label: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ description: "what the builder calls this work: a repo, a branch or a ticket" }),
   })
   .openapi("HandoffRequest");
 
 export const PacketFileSchema = z
   .object({
-    path: z.string().openapi({ description: "path in the bundle; a linked bundle's main doc is at `links/<slug>.md`" }),
+    path: z
+      .string()
+      .openapi({ description: "path in the bundle; a linked bundle's main doc is at `links/<slug>.md`" }),
     content: z.string(),
     encoding: z.enum(["text", "base64"]),
   })
@@ -32,7 +38,10 @@ export const PacketQuestionSchema = z
     text: z.string(),
     level: z.string().openapi({ example: "MUST" }),
     result: z.string().openapi({ example: "agree" }),
-    answer: z.string().optional().openapi({ description: "the agreed answer; absent when readers diverged or nobody could answer" }),
+    answer: z
+      .string()
+      .optional()
+      .openapi({ description: "the agreed answer; absent when readers diverged or nobody could answer" }),
   })
   .openapi("PacketQuestion");
 
@@ -46,10 +55,15 @@ export const BuildPacketSchema = z
       z.looseObject({
         target: z.string().openapi({ description: "the target as written" }),
         kind: z.string().optional(),
-        commit: z.string().optional().openapi({ description: "for code: the commit the last review run read" }),
+        commit: z
+          .string()
+          .optional()
+          .openapi({ description: "for code: the commit the last review run read" }),
       }),
     ),
-    ids: z.array(z.object({ id: z.string(), line: z.string().openapi({ description: "the line that defines the ID" }) })),
+    ids: z.array(
+      z.object({ id: z.string(), line: z.string().openapi({ description: "the line that defines the ID" }) }),
+    ),
     questions: z.array(PacketQuestionSchema),
     reentry_prompt: z.string().openapi({ description: "markdown; the agent owns it after the handoff" }),
     verdict: VerdictSchema.optional().openapi({ description: "the verdict the packet was taken at" }),
@@ -72,7 +86,9 @@ export const HandoffSchema = z
 
 export const HandoffReportBodySchema = z
   .looseObject({
-    result: z.enum(["built", "partial", "blocked"]).openapi({ description: "`blocked` opens a blocking thread" }),
+    result: z
+      .enum(["built", "partial", "blocked"])
+      .openapi({ description: "`blocked` opens a blocking thread" }),
     body: z.string().min(1).openapi({ description: "what the build learned about the doc, in markdown" }),
     anchor: z
       .looseObject({ heading_path: z.array(z.string()) })
@@ -86,7 +102,9 @@ export const HandoffReportSchema = z
     id: Uuid,
     handoff_id: Uuid,
     result: z.enum(["built", "partial", "blocked"]),
-    thread_id: Uuid.optional().openapi({ description: "the thread the report opened (blocking when `blocked`)" }),
+    thread_id: Uuid.optional().openapi({
+      description: "the thread the report opened (blocking when `blocked`)",
+    }),
     created_at: z.iso.datetime(),
   })
   .openapi("HandoffReport");

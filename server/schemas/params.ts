@@ -40,7 +40,8 @@ export function int64() {
 export function withBaseVersion<T extends z.ZodRawShape>(shape: T) {
   return z.object({
     base_version: Uuid.openapi({
-      description: "the version the change is based on; a newer current version fails with `version_conflict`",
+      description:
+        "the version the change is based on; a newer current version fails with `version_conflict`",
     }),
     ...shape,
   });

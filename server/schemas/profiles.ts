@@ -52,11 +52,9 @@ export const SaveProfileBodySchema = z
     yaml: z.string().min(1),
     template: z.string(),
     message: z.string().optional(),
-    base_version: z
-      .int()
-      .min(1)
-      .optional()
-      .openapi({ description: "the profile version the change is based on; a newer one fails with `version_conflict`" }),
+    base_version: z.int().min(1).optional().openapi({
+      description: "the profile version the change is based on; a newer one fails with `version_conflict`",
+    }),
   })
   .openapi("SaveProfile");
 
@@ -66,7 +64,12 @@ export const MaintainersBodySchema = z
 
 export const ProfileDiffQuery = z.object({
   from: z.coerce.number().int().min(1).openapi({ description: "older version number" }),
-  to: z.coerce.number().int().min(1).optional().openapi({ description: "newer version number; default current" }),
+  to: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({ description: "newer version number; default current" }),
 });
 
 export const ProfileDiffSchema = z
@@ -79,13 +82,18 @@ export const ProfileDiffSchema = z
   .openapi("ProfileDiff");
 
 export const RollbackBodySchema = z
-  .object({ version: z.int().min(1).openapi({ description: "the earlier version whose text the new one repeats" }) })
+  .object({
+    version: z.int().min(1).openapi({ description: "the earlier version whose text the new one repeats" }),
+  })
   .openapi("ProfileRollback");
 
 export const NewProfileThreadBodySchema = z
   .object({
     target: z.enum(["check", "template", "limit"]),
-    check_slug: z.string().optional().openapi({ description: "with `check`: the check the suggestion is about" }),
+    check_slug: z
+      .string()
+      .optional()
+      .openapi({ description: "with `check`: the check the suggestion is about" }),
     title: z.string().min(1).max(200),
     body: z.string().min(1),
   })
@@ -117,7 +125,9 @@ export const AdoptBodySchema = z
   .openapi("AdoptRequest");
 
 export const ChangeProfileBodySchema = z
-  .object({ profile: z.string().min(1).openapi({ description: "profile key the main doc's `type` will name" }) })
+  .object({
+    profile: z.string().min(1).openapi({ description: "profile key the main doc's `type` will name" }),
+  })
   .openapi("ChangeProfile");
 
 export const AssumptionsSchema = z

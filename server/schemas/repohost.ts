@@ -46,8 +46,14 @@ export const ResolvedSourceSchema = z
 export const SourceSkippedDocSchema = z
   .looseObject({
     path: z.string(),
-    guessed_type: z.string().optional().openapi({ description: "the doc type that fits its headings; absent when none does" }),
-    accepted_type: z.string().optional().openapi({ description: "a type accepted in the service, not yet in the repo" }),
+    guessed_type: z
+      .string()
+      .optional()
+      .openapi({ description: "the doc type that fits its headings; absent when none does" }),
+    accepted_type: z
+      .string()
+      .optional()
+      .openapi({ description: "a type accepted in the service, not yet in the repo" }),
   })
   .openapi("SourceSkippedDoc");
 
@@ -58,15 +64,17 @@ export const SourceSkippedListSchema = z
 export const AcceptTypesBodySchema = z
   .object({
     docs: z
-      .array(z.object({ path: z.string(), profile: z.string().openapi({ description: "empty: not a spec" }) }))
+      .array(
+        z.object({ path: z.string(), profile: z.string().openapi({ description: "empty: not a spec" }) }),
+      )
       .min(1),
   })
   .openapi("AcceptTypes");
 
-export const PullRequestSchema = z
-  .object({ pr_url: z.string(), pr_number: z.int() })
-  .openapi("PullRequest");
+export const PullRequestSchema = z.object({ pr_url: z.string(), pr_number: z.int() }).openapi("PullRequest");
 
 export const PublishBodySchema = z
-  .object({ message: z.string().optional().openapi({ description: "commit message and pull request title" }) })
+  .object({
+    message: z.string().optional().openapi({ description: "commit message and pull request title" }),
+  })
   .openapi("PublishRequest");

@@ -98,14 +98,18 @@ export const RunEstimateSchema = z
     tokens_in: int64(),
     tokens_out: int64(),
     cost_usd: z.number().optional(),
-    priced: z.boolean().openapi({ description: "false when the reviewer role has no prices, so there is no cost" }),
+    priced: z
+      .boolean()
+      .openapi({ description: "false when the reviewer role has no prices, so there is no cost" }),
   })
   .openapi("RunEstimate");
 
 export const RunReportSchema = z
   .looseObject({
     run_id: Uuid,
-    stages: z.array(z.looseObject({ name: z.string(), duration_ms: int64(), cached: z.boolean().optional() })),
+    stages: z.array(
+      z.looseObject({ name: z.string(), duration_ms: int64(), cached: z.boolean().optional() }),
+    ),
     reader_diversity: z
       .looseObject({ readers: z.int(), divergent_questions: z.int() })
       .openapi({ description: "how differently the readers understood the doc" }),
@@ -162,7 +166,10 @@ export const ReviewFileSchema = z
 export const AdHocReviewBodySchema = z
   .object({
     files: z.array(ReviewFileSchema).min(1),
-    main_path: z.string().optional().openapi({ description: "the spec doc; default the one markdown file naming a type" }),
+    main_path: z
+      .string()
+      .optional()
+      .openapi({ description: "the spec doc; default the one markdown file naming a type" }),
     full: z.boolean().optional().openapi({ description: "run the AI stages too (default: lint only)" }),
   })
   .openapi("AdHocReviewRequest");

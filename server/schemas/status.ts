@@ -28,8 +28,12 @@ export const ReviewStatusSchema = z
     author: z.string().openapi({ description: "who cannot approve the doc" }),
     reviewers: z.array(PersonSchema),
     approvals: z.array(ApprovalSchema),
-    verdict: VerdictSchema.optional().openapi({ description: "the verdict an approval needs to be Build Ready" }),
-    can_approve: z.boolean().openapi({ description: "the caller is not the author and a current Build Ready verdict exists" }),
+    verdict: VerdictSchema.optional().openapi({
+      description: "the verdict an approval needs to be Build Ready",
+    }),
+    can_approve: z
+      .boolean()
+      .openapi({ description: "the caller is not the author and a current Build Ready verdict exists" }),
   })
   .openapi("ReviewStatus");
 
@@ -43,7 +47,8 @@ export const ReviewRequestBodySchema = z
 export const ApproveBodySchema = z
   .object({
     base_version: Uuid.optional().openapi({
-      description: "the version the approver read; when it is not current the request fails with `version_conflict`",
+      description:
+        "the version the approver read; when it is not current the request fails with `version_conflict`",
     }),
     comment: z.string().optional(),
   })

@@ -6,13 +6,16 @@ import { int64 } from "./params.js";
 export const AnchorKind = z.enum(["text", "section", "finding", "check"]);
 
 export const SectionAnchorSchema = z.object({ heading_path: z.array(z.string()) }).openapi("SectionAnchor");
-export const FindingAnchorSchema = z.object({ finding_id: Uuid, check_slug: z.string() }).openapi("FindingAnchor");
+export const FindingAnchorSchema = z
+  .object({ finding_id: Uuid, check_slug: z.string() })
+  .openapi("FindingAnchor");
 export const CheckAnchorSchema = z.object({ check_slug: z.string() }).openapi("CheckAnchor");
 
 export const ThreadAnchorSchema = z
   .union([AnchorSchema, SectionAnchorSchema, FindingAnchorSchema, CheckAnchorSchema])
   .openapi("ThreadAnchor", {
-    description: "for `text` an Anchor; for `section` `{heading_path}`; for `finding` `{finding_id, check_slug}`; for `check` `{check_slug}`",
+    description:
+      "for `text` an Anchor; for `section` `{heading_path}`; for `finding` `{finding_id, check_slug}`; for `check` `{check_slug}`",
   });
 
 export const MessageSchema = z
@@ -39,7 +42,9 @@ export const ThreadSchema = z
     addressed_to: z.enum(["humans", "ai"]),
     title: z.string(),
     handoff_id: Uuid.optional().openapi({ description: "handoff a builder opened this thread from" }),
-    handoff_version: int64().optional().openapi({ description: "bundle version the builder took; 0 when no handoff opened it" }),
+    handoff_version: int64()
+      .optional()
+      .openapi({ description: "bundle version the builder took; 0 when no handoff opened it" }),
     blocking: z.boolean(),
     status: z.enum(["open", "resolved"]),
     created_by: z.string(),
@@ -70,7 +75,9 @@ export const NewThreadBodySchema = z
 export const NewMessageBodySchema = z.object({ body: z.string().min(1) }).openapi("NewMessage");
 
 export const DecisionBodySchema = z
-  .object({ message_id: Uuid.openapi({ description: "the message that is the decision; a later one is a reversal" }) })
+  .object({
+    message_id: Uuid.openapi({ description: "the message that is the decision; a later one is a reversal" }),
+  })
   .openapi("DecisionRequest");
 
 export const BlockingBodySchema = z.object({ blocking: z.boolean() }).openapi("BlockingRequest");

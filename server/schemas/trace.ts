@@ -13,8 +13,12 @@ export const LinkSchema = z
     kind: LinkKind,
     origin: z.enum(["frontmatter", "rule", "adopted"]),
     target_kind: z.enum(["bundle", "external"]),
-    target_ref: z.string().openapi({ description: "target as written; for an incoming link, the source bundle's slug" }),
-    bundle: DocRefSchema.optional().openapi({ description: "the linked bundle; absent when no bundle matches" }),
+    target_ref: z
+      .string()
+      .openapi({ description: "target as written; for an incoming link, the source bundle's slug" }),
+    bundle: DocRefSchema.optional().openapi({
+      description: "the linked bundle; absent when no bundle matches",
+    }),
     target_url: z.string().optional().openapi({ description: "where a person opens an external target" }),
     state: z
       .enum(["aligned", "drifted", "conflicting", "unchecked"])
@@ -22,10 +26,9 @@ export const LinkSchema = z
       .openapi({ description: "state of an external link as the last review run read it" }),
     state_reason: z.string().optional(),
     checked_at: z.iso.datetime().optional(),
-    removable: z
-      .boolean()
-      .optional()
-      .openapi({ description: "true when DELETE /docs/{docId}/links can remove it; absent on an incoming link" }),
+    removable: z.boolean().optional().openapi({
+      description: "true when DELETE /docs/{docId}/links can remove it; absent on an incoming link",
+    }),
   })
   .openapi("Link");
 
@@ -37,7 +40,7 @@ export const MatrixCellSchema = z
   .looseObject({
     state: z.string().openapi({
       example: "referenced",
-      description: "values beyond `referenced` are listed in docs/api-decisions.md, \"trace\"",
+      description: 'values beyond `referenced` are listed in docs/api-decisions.md, "trace"',
     }),
   })
   .openapi("MatrixCell");
@@ -48,9 +51,10 @@ export const MatrixSchema = z
     rows: z.array(MatrixRowSchema),
     columns: z.array(DocRefSchema),
     cells: z.array(z.array(MatrixCellSchema)).openapi({ description: "`cells[row][column]`" }),
-    editable: z
-      .array(z.boolean())
-      .openapi({ description: "`editable[column]`: the caller can edit that column's doc (answer gaps, withdraw acknowledgements)" }),
+    editable: z.array(z.boolean()).openapi({
+      description:
+        "`editable[column]`: the caller can edit that column's doc (answer gaps, withdraw acknowledgements)",
+    }),
   })
   .openapi("Matrix");
 
@@ -101,10 +105,17 @@ export const CoverBodySchema = z
 export const LinkSuggestBodySchema = z
   .object({
     docs: z
-      .array(z.object({ path: z.string(), profile: z.string().openapi({ description: "empty: not a spec" }) }))
+      .array(
+        z.object({ path: z.string(), profile: z.string().openapi({ description: "empty: not a spec" }) }),
+      )
       .openapi({ description: "the docs of the folder" }),
-    source_id: Uuid.optional().openapi({ description: "the source's bundles count as docs in their folders" }),
-    local: z.boolean().optional().openapi({ description: "the bundles on disk count as docs in their folders" }),
+    source_id: Uuid.optional().openapi({
+      description: "the source's bundles count as docs in their folders",
+    }),
+    local: z
+      .boolean()
+      .optional()
+      .openapi({ description: "the bundles on disk count as docs in their folders" }),
   })
   .openapi("LinkSuggestRequest");
 

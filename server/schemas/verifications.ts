@@ -53,10 +53,10 @@ export const VerificationRunSchema = z
     id: Uuid,
     doc_id: Uuid,
     status: z.enum(["queued", "done", "failed"]),
-    verdict: z
-      .string()
-      .optional()
-      .openapi({ example: "verified", description: "the run's own verdict when done; not the bundle's Build Ready verdict" }),
+    verdict: z.string().optional().openapi({
+      example: "verified",
+      description: "the run's own verdict when done; not the bundle's Build Ready verdict",
+    }),
     outcomes: z.array(VerificationOutcomeSchema),
     repo: z.string().optional(),
     sha: z.string().optional(),
@@ -64,15 +64,24 @@ export const VerificationRunSchema = z
     handoff_id: Uuid.optional(),
     error: z.string().optional().openapi({ description: "why the run failed" }),
     branch: z.string().optional().openapi({ description: "the branch the SHA was head of" }),
-    base_sha: z.string().optional().openapi({ description: "the base commit the ranking compared against; empty when none" }),
+    base_sha: z
+      .string()
+      .optional()
+      .openapi({ description: "the base commit the ranking compared against; empty when none" }),
     digest: z.string().optional().openapi({ description: "content digest of the folder, for a folder run" }),
     unverified_ids: z
       .array(z.string())
       .optional()
       .openapi({ description: "trace IDs outside the profile's verify prefixes, not verified by the gate" }),
     limits_hit: z.array(z.string()).optional().openapi({ description: "the limits the scan hit" }),
-    bundle_changed: z.boolean().optional().openapi({ description: "the bundle got a new version after the run" }),
-    opened_blocking_thread: z.boolean().optional().openapi({ description: "an outcome opened a blocking thread" }),
+    bundle_changed: z
+      .boolean()
+      .optional()
+      .openapi({ description: "the bundle got a new version after the run" }),
+    opened_blocking_thread: z
+      .boolean()
+      .optional()
+      .openapi({ description: "an outcome opened a blocking thread" }),
     created_by: z.string().optional(),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().optional(),
@@ -80,7 +89,12 @@ export const VerificationRunSchema = z
   .openapi("VerificationRun");
 
 export const ResolveTargetBodySchema = z
-  .object({ target: z.string().min(1).openapi({ description: "the pasted target, as for POST /docs/{docId}/verifications" }) })
+  .object({
+    target: z
+      .string()
+      .min(1)
+      .openapi({ description: "the pasted target, as for POST /docs/{docId}/verifications" }),
+  })
   .openapi("ResolveTargetRequest");
 
 export const ResolvedTargetSchema = z

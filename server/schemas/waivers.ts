@@ -20,10 +20,10 @@ export const WaiverSchema = z
     approvals: z.array(z.looseObject({ by: z.string(), at: z.iso.datetime() })),
     can_decide: z.boolean().openapi({ description: "the caller can approve or reject it now" }),
     rejection_reason: z.string().optional(),
-    section: z
-      .object({ start: z.int(), end: z.int() })
-      .optional()
-      .openapi({ description: "byte range of the waiver's section in the current main doc; absent when the section is gone" }),
+    section: z.object({ start: z.int(), end: z.int() }).optional().openapi({
+      description:
+        "byte range of the waiver's section in the current main doc; absent when the section is gone",
+    }),
     trace: z
       .looseObject({
         trace_id: z.string(),
@@ -51,17 +51,15 @@ export const WaiverListSchema = z.object({ items: z.array(WaiverSchema) }).opena
 
 const reason = z.string().min(20).openapi({ description: "at least 20 characters" });
 
-export const NewWaiverBodySchema = z
-  .object({ finding_id: Uuid, reason })
-  .openapi("NewWaiver");
+export const NewWaiverBodySchema = z.object({ finding_id: Uuid, reason }).openapi("NewWaiver");
 
 export const WithdrawAcknowledgementBodySchema = z
-  .object({ waiver_id: Uuid.openapi({ description: "the approved acknowledgement (trace entry or standalone)" }) })
+  .object({
+    waiver_id: Uuid.openapi({ description: "the approved acknowledgement (trace entry or standalone)" }),
+  })
   .openapi("WithdrawAcknowledgement");
 
-export const ApproveWaiverBodySchema = z
-  .object({ comment: z.string().optional() })
-  .openapi("ApproveWaiver");
+export const ApproveWaiverBodySchema = z.object({ comment: z.string().optional() }).openapi("ApproveWaiver");
 
 export const RejectWaiverBodySchema = z
   .object({ reason: z.string().min(1).openapi({ description: "the decision reason the requester reads" }) })
@@ -72,6 +70,8 @@ export const VerificationWaiverBodySchema = z
     trace_id: z.string().min(1),
     repo: z.string().min(1).openapi({ description: "the code repo or folder this excuse applies to" }),
     reason,
-    run_id: Uuid.optional().openapi({ description: "the verification run the request comes from, in the same repo" }),
+    run_id: Uuid.optional().openapi({
+      description: "the verification run the request comes from, in the same repo",
+    }),
   })
   .openapi("NewVerificationWaiver");

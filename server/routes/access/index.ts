@@ -29,7 +29,10 @@ export const setBundleVisibility = createRoute({
   summary: "set visibility; leaving link visibility revokes the share link",
   tags,
   request: { params: BundleIdParams, body: jsonBody(VisibilityBodySchema) },
-  responses: { 200: jsonResponse(BundleAccessSchema, "Access of the bundle after the change"), ...errorResponses },
+  responses: {
+    200: jsonResponse(BundleAccessSchema, "Access of the bundle after the change"),
+    ...errorResponses,
+  },
 });
 
 export const createShareLink = createRoute({

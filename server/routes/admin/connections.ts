@@ -20,7 +20,10 @@ export const listMcpConnections = createRoute({
   summary: "list MCP connections",
   tags,
   responses: {
-    200: jsonResponse(z.object({ items: z.array(McpConnectionSchema) }).openapi("McpConnectionList"), "Connections"),
+    200: jsonResponse(
+      z.object({ items: z.array(McpConnectionSchema) }).openapi("McpConnectionList"),
+      "Connections",
+    ),
     ...errorResponses,
   },
 });
@@ -63,7 +66,10 @@ export const listMcpTools = createRoute({
   tags,
   request: { params: ConnectionIdParams },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(McpToolSchema) }).openapi("McpToolList"), "The server's tools"),
+    200: jsonResponse(
+      z.object({ items: z.array(McpToolSchema) }).openapi("McpToolList"),
+      "The server's tools",
+    ),
     ...errorResponses,
   },
 });

@@ -86,7 +86,10 @@ export const listRoles = createRoute({
   summary: "roles with their backend and model",
   tags,
   responses: {
-    200: jsonResponse(z.object({ items: z.array(RoleAssignmentSchema) }).openapi("RoleAssignmentList"), "Roles"),
+    200: jsonResponse(
+      z.object({ items: z.array(RoleAssignmentSchema) }).openapi("RoleAssignmentList"),
+      "Roles",
+    ),
     ...errorResponses,
   },
 });

@@ -40,7 +40,10 @@ export const listInvites = createRoute({
   operationId: "listInvites",
   summary: "list invite links, newest first",
   tags,
-  responses: { 200: jsonResponse(listOf(InviteSchema, "InviteList"), "Invites, newest first"), ...errorResponses },
+  responses: {
+    200: jsonResponse(listOf(InviteSchema, "InviteList"), "Invites, newest first"),
+    ...errorResponses,
+  },
 });
 
 export const createInvite = createRoute({

@@ -30,7 +30,10 @@ export const listHandoffs = createRoute({
   summary: "handoffs of a bundle, newest first",
   tags,
   request: { params: DocIdParams },
-  responses: { 200: jsonResponse(listOf(HandoffSchema, "HandoffList"), "Handoffs, newest first"), ...errorResponses },
+  responses: {
+    200: jsonResponse(listOf(HandoffSchema, "HandoffList"), "Handoffs, newest first"),
+    ...errorResponses,
+  },
 });
 
 export const takeHandoff = createRoute({
@@ -51,7 +54,10 @@ export const takeHandoffZip = createRoute({
     "take the build packet as a .zip file, record the handoff; the .zip holds the files the service's handoff command writes",
   tags,
   request: { params: DocIdParams, body: { ...jsonBody(HandoffBodySchema), required: false } },
-  responses: { 200: zipResponse("The build packet as the files the handoff command writes"), ...errorResponses },
+  responses: {
+    200: zipResponse("The build packet as the files the handoff command writes"),
+    ...errorResponses,
+  },
 });
 
 export default function handoffRoutes(): Router {

@@ -30,7 +30,11 @@ export const adoptProfile = createRoute({
   operationId: "adoptProfile",
   summary: "write the type and size the review used into the main doc's frontmatter",
   tags,
-  request: { params: DocIdParams, query: BaseVersionQuery, body: { ...jsonBody(AdoptBodySchema), required: false } },
+  request: {
+    params: DocIdParams,
+    query: BaseVersionQuery,
+    body: { ...jsonBody(AdoptBodySchema), required: false },
+  },
   responses: { 200: jsonResponse(WriteResultSchema, "The new version"), ...errorResponses },
 });
 

@@ -73,7 +73,10 @@ export const acceptSourceTypes = createRoute({
   summary: "accept a doc type for skipped docs of the source, held in the service; the repo takes no commit",
   tags,
   request: { params: SourceIdParams, body: jsonBody(AcceptTypesBodySchema) },
-  responses: { 200: jsonResponse(SourceSkippedListSchema, "Skipped files after the change"), ...errorResponses },
+  responses: {
+    200: jsonResponse(SourceSkippedListSchema, "Skipped files after the change"),
+    ...errorResponses,
+  },
 });
 
 export const openMappingPullRequest = createRoute({

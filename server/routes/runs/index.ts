@@ -87,7 +87,10 @@ export const followRun = createRoute({
   summary: "follow a run's progress by stage, as server-sent events",
   tags,
   request: { params: RunIdParams },
-  responses: { 200: eventStreamResponse("Progress by stage until the run is done or failed"), ...errorResponses },
+  responses: {
+    200: eventStreamResponse("Progress by stage until the run is done or failed"),
+    ...errorResponses,
+  },
 });
 
 export const listClaims = createRoute({
@@ -98,7 +101,10 @@ export const listClaims = createRoute({
   tags,
   request: { params: RunIdParams },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(ClaimSchema) }).openapi("ClaimList"), "Claims in document order"),
+    200: jsonResponse(
+      z.object({ items: z.array(ClaimSchema) }).openapi("ClaimList"),
+      "Claims in document order",
+    ),
     ...errorResponses,
   },
 });
@@ -184,7 +190,10 @@ export const listFindings = createRoute({
   tags,
   request: { params: RunIdParams },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(FindingSchema) }).openapi("FindingList"), "Findings in document order"),
+    200: jsonResponse(
+      z.object({ items: z.array(FindingSchema) }).openapi("FindingList"),
+      "Findings in document order",
+    ),
     ...errorResponses,
   },
 });

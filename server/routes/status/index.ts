@@ -42,7 +42,10 @@ export const approveDoc = createRoute({
   summary: "approve the current version",
   tags,
   request: { params: DocIdParams, body: { ...jsonBody(ApproveBodySchema), required: false } },
-  responses: { 200: jsonResponse(ReviewStatusSchema, "The review status with the approval"), ...errorResponses },
+  responses: {
+    200: jsonResponse(ReviewStatusSchema, "The review status with the approval"),
+    ...errorResponses,
+  },
 });
 
 export const listPeople = createRoute({

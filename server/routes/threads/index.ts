@@ -53,7 +53,10 @@ export const postMessage = createRoute({
   summary: "post a message; in a thread for the AI, the AI answers with sources",
   tags,
   request: { params: ThreadIdParams, body: jsonBody(NewMessageBodySchema) },
-  responses: { 201: jsonResponse(MessageSchema, "The message; an AI answer follows in the thread"), ...errorResponses },
+  responses: {
+    201: jsonResponse(MessageSchema, "The message; an AI answer follows in the thread"),
+    ...errorResponses,
+  },
 });
 
 export const markDecision = createRoute({

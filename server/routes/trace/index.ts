@@ -33,7 +33,10 @@ export const removeLink = createRoute({
   tags,
   request: { params: DocIdParams, query: RemoveLinkQuery },
   responses: {
-    200: jsonResponse(WriteResultSchema, "The current version; `changed` false when only an adopted link went"),
+    200: jsonResponse(
+      WriteResultSchema,
+      "The current version; `changed` false when only an adopted link went",
+    ),
     ...errorResponses,
   },
 });
@@ -44,7 +47,11 @@ export const insertTraceIds = createRoute({
   operationId: "insertTraceIds",
   summary: "insert suggested trace IDs into the main doc",
   tags,
-  request: { params: DocIdParams, query: BaseVersionQuery, body: { ...jsonBody(InsertTraceIdsBodySchema), required: false } },
+  request: {
+    params: DocIdParams,
+    query: BaseVersionQuery,
+    body: { ...jsonBody(InsertTraceIdsBodySchema), required: false },
+  },
   responses: { 200: jsonResponse(WriteResultSchema, "The new version"), ...errorResponses },
 });
 
@@ -55,7 +62,10 @@ export const coverTraceId = createRoute({
   summary: "answer a coverage gap with `This doc covers it`",
   tags,
   request: { params: DocIdParams, query: BaseVersionQuery, body: jsonBody(CoverBodySchema) },
-  responses: { 200: jsonResponse(WriteResultSchema, "`Covers <ID>.` added at the end of the section"), ...errorResponses },
+  responses: {
+    200: jsonResponse(WriteResultSchema, "`Covers <ID>.` added at the end of the section"),
+    ...errorResponses,
+  },
 });
 
 export const suggestLinks = createRoute({

@@ -21,7 +21,10 @@ export const listVerifications = createRoute({
   tags,
   request: { params: DocIdParams },
   responses: {
-    200: jsonResponse(listOf(VerificationRunSchema, "VerificationRunList"), "Verification runs, newest first"),
+    200: jsonResponse(
+      listOf(VerificationRunSchema, "VerificationRunList"),
+      "Verification runs, newest first",
+    ),
     ...errorResponses,
   },
 });
@@ -33,7 +36,10 @@ export const startVerification = createRoute({
   summary: "queue a verification of one build against a code repo at one commit, or a folder",
   tags,
   request: { params: DocIdParams, body: { ...jsonBody(VerificationRequestSchema), required: false } },
-  responses: { 202: jsonResponse(VerificationRunSchema, "The queued run (`status` `queued`)"), ...errorResponses },
+  responses: {
+    202: jsonResponse(VerificationRunSchema, "The queued run (`status` `queued`)"),
+    ...errorResponses,
+  },
 });
 
 export const resolveVerificationTarget = createRoute({
@@ -66,7 +72,10 @@ export const followVerification = createRoute({
   summary: "follow a verification run by trace ID, as server-sent events",
   tags,
   request: { params: RunIdParams },
-  responses: { 200: eventStreamResponse("Progress by trace ID until the run is done or failed"), ...errorResponses },
+  responses: {
+    200: eventStreamResponse("Progress by trace ID until the run is done or failed"),
+    ...errorResponses,
+  },
 });
 
 export const getVerification = createRoute({

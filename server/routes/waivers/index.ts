@@ -62,7 +62,10 @@ export const approveWaiver = createRoute({
   summary: "approve a waiver under the profile's policy",
   tags,
   request: { params: WaiverIdParams, body: { ...jsonBody(ApproveWaiverBodySchema), required: false } },
-  responses: { 200: jsonResponse(WaiverSchema, "The waiver; `approved` after the final approval"), ...errorResponses },
+  responses: {
+    200: jsonResponse(WaiverSchema, "The waiver; `approved` after the final approval"),
+    ...errorResponses,
+  },
 });
 
 export const rejectWaiver = createRoute({
