@@ -90,6 +90,14 @@ describe("the OpenAPI document", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("has every $ref resolve to a component", () => {
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (m) => m[1]!,
+    );
+    expect(refs.length).toBeGreaterThan(0);
+    expect([...new Set(refs)].filter((name) => !(name in doc.components.schemas))).toEqual([]);
+  });
+
   it("gives each operation a unique operationId and a listed tag", () => {
     const ids = [...documented.values()].map((op) => op.operationId);
     expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z0-9]*$/.test(id))).toBe(true);
