@@ -8,6 +8,7 @@ import { anchorAt, type Anchor } from "../anchor/anchor.js";
 import { classifyMarkdown } from "../bundle/discover.js";
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
 import { frontmatterType } from "../markdown/frontmatter.js";
+import { locateFrontmatterError } from "../markdown/frontmatter-error.js";
 import { guessProfile, guessSize } from "../profile/guess.js";
 import type { Profile, ProfileCheck } from "../profile/schema.js";
 import { findAssumptions } from "./checks/assumptions.js";
@@ -195,14 +196,15 @@ export function lintDoc(
   if (flags.missing) engineFinding("file-missing", `'${file}' is not among the bundle's files`);
   if (flags.invalidEncoding)
     engineFinding("encoding-invalid", "invalid byte sequences were replaced by U+FFFD");
-  if (fm.error) {
-    const lineStart = doc.index.charOfLine(fm.error.line - 1);
-    const lineEnd = doc.index.charOfLine(fm.error.line);
+  const fmError = fm.error && (locateFrontmatterError(fm, doc.frontmatterCharStart, doc.index) ?? fm.error);
+  if (fmError) {
+    const lineStart = doc.index.charOfLine(fmError.line - 1);
+    const lineEnd = doc.index.charOfLine(fmError.line);
     let e = lineEnd;
     while (e > lineStart && /\s/.test(doc.text[e - 1]!)) e--;
     engineFinding(
       "frontmatter-invalid",
-      `${fm.error.message} (line ${fm.error.line}, column ${fm.error.column})`,
+      `${fmError.message} (line ${fmError.line}, column ${fmError.column})`,
       [lineStart, Math.max(lineStart, e)],
     );
   }

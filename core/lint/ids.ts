@@ -27,7 +27,7 @@ export function stableId(parts: readonly string[]): string {
   const input = parts.join("\u0000");
   const a = lane(input, 0x9747b28c, 0x01000193);
   const b = lane(input, 0x2f6b1d03, 0x5bd1e995);
-  const c = (lane(input, 0x68e31da4, 0x27d4eb2f) & 0x0fffffff) | 0x80000000; // variant 10xx
+  const c = ((lane(input, 0x68e31da4, 0x27d4eb2f) & 0x3fffffff) | 0x80000000) >>> 0; // variant 10xx
   const d = lane(input, 0xb5297a4d, 0x165667b1);
   const h1 = hex(a);
   const h2 = hex(b);

@@ -156,7 +156,9 @@ export function parseMarkdown(text: string): MarkdownDoc {
   const frontmatterCharStart = frontmatter.present ? (splitFrontmatter(text)?.rawStart ?? -1) : -1;
   const bodyStart = index.byteOf(bodyCharStart);
   const lineOffset = frontmatter.bodyLine - 1;
-  const tokens = markdownParser().parse(text.slice(bodyCharStart), {});
+  // A byte-order mark is not part of the first line's markdown.
+  const bom = bodyCharStart === 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const tokens = markdownParser().parse(text.slice(bodyCharStart + bom), {});
 
   const root: Section = {
     index: 0,
@@ -184,7 +186,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
   let listDepth = 0;
   let current = 0;
 
-  const lineChar = (l: number) => index.charOfLine(l + lineOffset);
+  const lineChar = (l: number) => (l === 0 && bom ? bom : index.charOfLine(l + lineOffset));
   /** Char range of token lines, trailing whitespace trimmed. */
   const rangeOf = (map: [number, number]): [number, number] => {
     const s = lineChar(map[0]);

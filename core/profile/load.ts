@@ -71,8 +71,7 @@ export function parseProfile(yamlText: string, options: ParseProfileOptions = {}
       errors: doc.errors.map((e) =>
         withFile({
           message: e.message.split("\n")[0] ?? e.message,
-          line: e.linePos?.[0].line ?? 1,
-          column: e.linePos?.[0].col ?? 1,
+          ...at(e.pos[0]),
           path: "",
         }),
       ),
