@@ -237,7 +237,7 @@ export function lintDoc(
       files,
       params: params.value,
       profile: profile,
-      size: size!,
+      size,
       entry,
       finding(fi: FindingInput): Finding {
         return {
@@ -268,7 +268,7 @@ export function lintDoc(
   const result: LintResult = {
     file,
     profile_key: profile.key,
-    size: size!,
+    size,
     findings,
     relaxed_count: findings.filter((f) => f.relaxed).length,
     assumptions: assumptions(doc, file),

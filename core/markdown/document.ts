@@ -225,8 +225,8 @@ export function parseMarkdown(text: string): MarkdownDoc {
         kind = "image";
         value = child.attrGet("src");
       } else continue;
-      if (value === null || value === undefined) continue;
-      const href = String(value);
+      if (typeof value !== "string") continue;
+      const href = value;
       let at = href === "" ? -1 : text.indexOf(href, cursor);
       if (at < 0 || at + href.length > ce) at = -1;
       const lineEnd = text.indexOf("\n", cs);

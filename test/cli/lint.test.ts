@@ -8,6 +8,19 @@ import { packageRoot } from "../../server/paths.js";
 const root = packageRoot();
 let dir: string;
 
+interface JsonDoc {
+  path: string;
+  profile_key: string;
+  adopt?: Record<string, string>;
+  verdict: { run_id: string; must: number };
+  findings: { relaxed: boolean }[];
+}
+interface JsonReport {
+  docs: JsonDoc[];
+  summary: unknown;
+}
+const json = (stdout: string) => JSON.parse(stdout) as JsonReport;
+
 function cli(...args: string[]) {
   const r = spawnSync("npx", ["tsx", join(root, "cli", "main.ts"), "lint", ...args], {
     cwd: dir,
@@ -66,17 +79,17 @@ describe("spec-review lint", () => {
     );
     const r = cli("loose.md", "--format", "json");
     expect(r.code).toBe(1);
-    const json = JSON.parse(r.stdout);
-    expect(json.docs[0].profile_key).toBe("adr");
-    expect(json.docs[0].adopt).toEqual({ type: "adr", size: "small" });
-    expect(json.docs[0].findings.some((f: { relaxed: boolean }) => f.relaxed)).toBe(true);
+    const report = json(r.stdout);
+    expect(report.docs[0]!.profile_key).toBe("adr");
+    expect(report.docs[0]!.adopt).toEqual({ type: "adr", size: "small" });
+    expect(report.docs[0]!.findings.some((f) => f.relaxed)).toBe(true);
   });
 
   it("prints the verdicts as JSON", () => {
     const r = cli("ready", "draft", "--format=json");
-    const json = JSON.parse(r.stdout);
-    expect(json.summary).toEqual({ docs: 5, build_ready: 4, not_build_ready: 1, problems: 0 });
-    const draft = json.docs.find((d: { path: string }) => d.path === "draft/login/login.md");
+    const report = json(r.stdout);
+    expect(report.summary).toEqual({ docs: 5, build_ready: 4, not_build_ready: 1, problems: 0 });
+    const draft = report.docs.find((d) => d.path === "draft/login/login.md")!;
     expect(draft.verdict).toMatchObject({ kind: "lint", result: "not_build_ready", version_number: 0 });
     expect(draft.verdict.must).toBeGreaterThan(0);
     expect(draft.findings[0]).toHaveProperty("anchor.heading_path");
@@ -125,10 +138,9 @@ describe("spec-review lint", () => {
   });
 
   it("gives the same report with worker threads", () => {
-    const one = JSON.parse(cli("ready", "draft", "-f", "json", "--workers", "0").stdout);
-    const many = JSON.parse(cli("ready", "draft", "-f", "json", "--workers", "2").stdout);
-    const strip = (j: { docs: { verdict: { run_id: string } }[] }) =>
-      j.docs.map((d) => ({ ...d, verdict: { ...d.verdict, run_id: "" } }));
+    const one = json(cli("ready", "draft", "-f", "json", "--workers", "0").stdout);
+    const many = json(cli("ready", "draft", "-f", "json", "--workers", "2").stdout);
+    const strip = (j: JsonReport) => j.docs.map((d) => ({ ...d, verdict: { ...d.verdict, run_id: "" } }));
     expect(strip(many)).toEqual(strip(one));
   });
 });

@@ -26,7 +26,6 @@ export interface AssumptionRange {
 // quote markers or emphasis), or after the end of a previous sentence.
 const LABEL =
   /(^|\n|\|[ \t]*|[.!?]["')\]]*[ \t]+)([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:>[ \t]*)?)([*_]{0,2}Assumption[*_]{0,2}:[*_]{0,2})/g;
-/(^|\n|[.!?]["')\]]*[ \t]+)([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:>[ \t]*)?[*_]{0,2})Assumption[*_]{0,2}:[*_]{0,2}/g;
 
 /** Sentences opening with `Assumption:`, in document order. */
 export function findAssumptions(doc: MarkdownDoc): AssumptionRange[] {
