@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,4 +14,11 @@ export function packageRoot(): string {
   }
   root = dir;
   return dir;
+}
+
+let version: string | undefined;
+/** spec-review's own version, from its package.json. */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+  return version;
 }

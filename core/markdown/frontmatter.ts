@@ -55,7 +55,7 @@ export function parseFrontmatter(text: string): Frontmatter {
   if (!split) return { present: false, data: {}, raw: "", bodyStart: 0, bodyLine: 1 };
   const bodyLine = lineOf(text, split.bodyStart);
   const firstLine = lineOf(text, split.rawStart);
-  const doc = parseDocument(split.raw, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(split.raw, { uniqueKeys: true });
   const result: Frontmatter = {
     present: true,
     data: {},
@@ -66,9 +66,11 @@ export function parseFrontmatter(text: string): Frontmatter {
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];
+    // yaml may place an unclosed construct at the end of input: keep the line inside the block.
+    const lastLine = firstLine + Math.max(0, split.raw.split("\n").length - 2);
     result.error = {
-      message: err.message.split("\n")[0] ?? err.message,
-      line: (pos?.line ?? 1) + firstLine - 1,
+      message: (err.message.split("\n")[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, ""),
+      line: Math.min((pos?.line ?? 1) + firstLine - 1, lastLine),
       column: pos?.col ?? 1,
     };
     return result;

@@ -16,9 +16,17 @@ import status from "./status/index.js";
 import profiles from "./profiles/index.js";
 import admin from "./admin/index.js";
 import repohost from "./repohost/index.js";
+import bundles from "./bundles/index.js";
+import docs from "./docs/index.js";
+import skipped from "./skipped/index.js";
+import render from "./render/index.js";
 
 export const routeFamilies: Array<() => Router> = [
   meta,
+  bundles,
+  docs,
+  skipped,
+  render,
   share,
   access,
   handoffs,

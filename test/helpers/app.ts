@@ -2,6 +2,8 @@
  * A fresh app for a test: its own database (in-memory PGlite, or a new database on
  * the Postgres server of TEST_DATABASE_URL) and its own served folder.
  */
+import { afterAll } from "vitest";
+import { sql } from "drizzle-orm";
 import { mkdtempSync, rmSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +49,28 @@ export async function openTestDatabase(kind: "pglite" | "postgres"): Promise<Dat
   };
 }
 
+// Opening PGlite and migrating takes seconds, so each test file opens one database
+// of each kind and every test starts from empty tables.
+const shared = new Map<string, Promise<Database>>();
+afterAll(async () => {
+  for (const db of shared.values()) await (await db).close();
+  shared.clear();
+});
+
+async function emptyDatabase(kind: "pglite" | "postgres"): Promise<Database> {
+  let db = shared.get(kind);
+  if (!db) shared.set(kind, (db = openTestDatabase(kind)));
+  const database = await db;
+  const tables = await database.db.execute<{ tablename: string }>(
+    sql`select tablename from pg_tables where schemaname = 'public'`,
+  );
+  const names = (Array.isArray(tables) ? tables : (tables as { rows: { tablename: string }[] }).rows).map(
+    (r) => `"${r.tablename}"`,
+  );
+  if (names.length > 0) await database.db.execute(sql.raw(`truncate ${names.join(", ")} cascade`));
+  return database;
+}
+
 export interface TestApp {
   app: ReturnType<typeof createApp>;
   root: string;
@@ -68,9 +92,15 @@ export interface TestAppOptions {
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const root = mkdtempSync(join(tmpdir(), "sr-test-"));
   if (opts.fixture) cpSync(opts.fixture, root, { recursive: true });
-  const database = await openTestDatabase(opts.kind ?? "pglite");
+  const database = await emptyDatabase(opts.kind ?? "pglite");
   const clock = opts.clock ?? systemClock;
-  const store = new LocalStore({ root, db: database.db, clock, logger: silentLogger, watch: opts.watch ?? false });
+  const store = new LocalStore({
+    root,
+    db: database.db,
+    clock,
+    logger: silentLogger,
+    watch: opts.watch ?? false,
+  });
   await store.start();
   const app = createApp({
     db: database.db,
@@ -83,7 +113,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
-      if (typeof body === "string" || body instanceof Uint8Array || body instanceof FormData) init.body = body as BodyInit;
+      if (typeof body === "string" || body instanceof Uint8Array || body instanceof FormData)
+        init.body = body as RequestInit["body"];
       else {
         init.body = JSON.stringify(body);
         (init.headers as Record<string, string>)["content-type"] ??= "application/json";
@@ -99,7 +130,6 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     req,
     close: async () => {
       await store.stop();
-      await database.close();
       rmSync(root, { recursive: true, force: true });
     },
   };
@@ -113,6 +143,7 @@ export async function problem(res: Response, status: number, code: string): Prom
     throw new Error(`expected application/problem+json, got ${res.headers.get("content-type")}: ${text}`);
   const body = JSON.parse(text) as Record<string, unknown>;
   if (body.code !== code) throw new Error(`expected code ${code}, got ${String(body.code)}: ${text}`);
-  for (const k of ["type", "title", "status"]) if (!(k in body)) throw new Error(`problem lacks ${k}: ${text}`);
+  for (const k of ["type", "title", "status"])
+    if (!(k in body)) throw new Error(`problem lacks ${k}: ${text}`);
   return body;
 }

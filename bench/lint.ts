@@ -1,0 +1,167 @@
+/**
+ * npm run bench:lint
+ *
+ * 1. Generates a corpus of 2,000 spec docs (about 20 MB: headings, lists, tables, code,
+ *    links) in a temp folder, one bundle per doc, and times in one run:
+ *    - `spec-review lint <corpus>` (the CLI as a subprocess, from dist/ when built, else via tsx)
+ *    - `markdownlint-cli2 "**\/*.md"` with its default rules, over the same files
+ *    and prints both wall times and the ratio (aim: ours <= 0.5x).
+ * 2. Re-lints one 100 KB doc in process after a one-line change, many times, and prints
+ *    the p50 and p95 (aim: p50 < 20 ms).
+ *
+ * Options: --docs N (default 2000), --kb N (size per doc, default 10), --keep (keep the corpus).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { fsProfileSource } from "../cli/lint-fs.js";
+import { lintBundle } from "../core/lint/engine.js";
+import { loadProfiles } from "../core/profile/load.js";
+import { packageRoot } from "../server/paths.js";
+
+const { values } = parseArgs({
+  options: {
+    docs: { type: "string", default: "2000" },
+    kb: { type: "string", default: "10" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const DOCS = Number(values.docs);
+const KB = Number(values.kb);
+const root = packageRoot();
+
+// Deterministic pseudo-random numbers (mulberry32), so every run lints the same corpus.
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS =
+  "the service request user ticket search index latency budget queue worker schema field value tenant account session token cache region replica shard event stream batch retry timeout limit quota page cursor result error status owner team review build deploy rollout metric alert dashboard storage record version migration client server gateway endpoint payload header contract policy access role audit log trace span incident".split(
+    " ",
+  );
+const KEYWORDS = ["MUST", "SHOULD", "MAY", "MUST NOT"];
+const TYPES = ["prd", "design", "api", "adr"] as const;
+const SECTIONS: Record<(typeof TYPES)[number], string[]> = {
+  prd: ["Summary", "Problem", "Goals", "Non-goals", "Users", "Requirements", "Acceptance criteria", "Success metrics"],
+  design: ["Context", "Goals and non-goals", "Proposed design", "Data model", "Interfaces", "Design decisions", "Constraints", "Alternatives considered", "Risks and failure modes", "Security and privacy", "Test plan", "Rollout"],
+  api: ["Overview", "Authentication", "Endpoints", "Errors", "Pagination", "Rate limits", "Versioning", "Requirements"],
+  adr: ["Context", "Decision drivers", "Considered options", "Decision", "Consequences"],
+};
+
+function makeDoc(i: number, bytes: number): { type: string; text: string } {
+  const r = rng(i + 1);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const sentence = (n = 8 + Math.floor(r() * 14)) => {
+    const w = Array.from({ length: n }, () => pick(WORDS));
+    w[0] = w[0]![0]!.toUpperCase() + w[0]!.slice(1);
+    if (r() < 0.03) w.splice(3, 0, pick(["TBD", "etc.", "various", "fast"]));
+    return `${w.join(" ")}.`;
+  };
+  const type = TYPES[i % TYPES.length]!;
+  const out: string[] = [`---\ntype: ${type}\nsize: standard\ntitle: Generated spec ${i}\nowner: Owner ${i % 37}\nauthors: [A, B]\napi_version: "1.0"\nstatus: accepted\ndate: 2026-01-01\ndeciders: [A]\n---\n`, `# Generated spec ${i}\n`];
+  let req = 1;
+  let size = out.join("\n").length;
+  let round = 0;
+  while (size < bytes) {
+    for (const title of SECTIONS[type]) {
+      const heading = round === 0 ? `## ${title}\n` : `## ${title} (part ${round + 1})\n`;
+      const parts: string[] = [heading];
+      parts.push(`${sentence()} ${sentence()} ${sentence()} [ref](#${title.toLowerCase().replace(/\s+/g, "-")})\n`);
+      const roll = r();
+      if (/Requirements|Constraints|Design decisions/.test(title) || roll < 0.3) {
+        const prefix = type === "api" ? "API" : type === "design" ? "DES" : "REQ";
+        for (let k = 0; k < 4 + Math.floor(r() * 6); k++)
+          parts.push(`- **${prefix}-${String(req++).padStart(3, "0")}** The ${pick(WORDS)} ${pick(KEYWORDS)} ${sentence(10).toLowerCase()}`);
+        parts.push("");
+      } else if (roll < 0.5) {
+        parts.push("| Field | Type | Notes |\n|---|---|---|");
+        for (let k = 0; k < 3 + Math.floor(r() * 6); k++) parts.push(`| \`${pick(WORDS)}_${k}\` | ${pick(["string", "integer", "uuid", "boolean"])} | ${sentence(6)} |`);
+        parts.push("");
+      } else if (roll < 0.65) {
+        parts.push("```json\n{");
+        for (let k = 0; k < 4 + Math.floor(r() * 8); k++) parts.push(`  "${pick(WORDS)}_${k}": "${pick(WORDS)}",`);
+        parts.push('  "end": true\n}\n```\n');
+      } else if (roll < 0.75) {
+        parts.push(`### ${pick(WORDS)} ${pick(WORDS)}\n\n${sentence()} ${sentence()}\n\n1. ${sentence()}\n2. ${sentence()}\n   - ${sentence()}\n`);
+      } else parts.push(`${sentence()} ${sentence()} ${sentence()} ${sentence()}\n\n> ${sentence()}\n`);
+      if (r() < 0.05) parts.push(`See [the notes](notes-${i}.md) and ![diagram](diagram.png).\n`);
+      if (r() < 0.1) parts.push(`Assumption: ${sentence().toLowerCase()}\n`);
+      const chunk = parts.join("\n");
+      out.push(chunk);
+      size += chunk.length + 1;
+      if (size >= bytes) break;
+    }
+    round++;
+  }
+  return { type, text: `${out.join("\n")}\n` };
+}
+
+function time(label: string, cmd: string, args: string[], cwd: string): number {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 30 });
+  const ms = performance.now() - t0;
+  if (r.error) throw r.error;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+  return ms;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// 1. Corpus.
+const corpus = mkdtempSync(join(tmpdir(), "spec-review-bench-"));
+let total = 0;
+for (let i = 0; i < DOCS; i++) {
+  const { type, text } = makeDoc(i, KB * 1024);
+  const folder = join(corpus, `bundle-${String(i).padStart(4, "0")}`);
+  mkdirSync(folder);
+  writeFileSync(join(folder, `${type}.md`), text);
+  total += Buffer.byteLength(text);
+}
+process.stdout.write(`corpus: ${DOCS} docs, ${(total / 1024 / 1024).toFixed(1)} MB in ${corpus}\n`);
+
+const built = join(root, "dist", "cli", "main.js");
+const ours = existsSync(built)
+  ? { cmd: process.execPath, args: [built, "lint", corpus], how: "node dist/cli/main.js" }
+  : { cmd: join(root, "node_modules", ".bin", "tsx"), args: [join(root, "cli", "main.ts"), "lint", corpus], how: "tsx cli/main.ts" };
+const mdl = { cmd: join(root, "node_modules", ".bin", "markdownlint-cli2"), args: ["**/*.md"] };
+
+const oursMs = time("spec-review lint", ours.cmd, ours.args, root);
+const mdlMs = time("markdownlint-cli2", mdl.cmd, mdl.args, corpus);
+process.stdout.write(`spec-review lint (${ours.how}): ${(oursMs / 1000).toFixed(2)} s\n`);
+process.stdout.write(`markdownlint-cli2 (default rules): ${(mdlMs / 1000).toFixed(2)} s\n`);
+process.stdout.write(`ratio: ${(oursMs / mdlMs).toFixed(2)}x (aim <= 0.5x)\n`);
+
+// 2. Re-lint of one 100 KB doc after a one-line change, in process.
+const { profiles } = loadProfiles(fsProfileSource(join(root, "profiles")));
+const big = makeDoc(424242, 100 * 1024).text;
+const lines = big.split("\n");
+const samples: number[] = [];
+const RUNS = 300;
+for (let n = 0; n < RUNS + 20; n++) {
+  const edited = [...lines];
+  const at = 20 + (n % (lines.length - 40));
+  edited[at] = `${edited[at]} edit ${n}`;
+  const text = edited.join("\n");
+  const t0 = performance.now();
+  lintBundle({ files: new Map([["prd.md", text]]), mainPath: "prd.md", profiles });
+  const ms = performance.now() - t0;
+  if (n >= 20) samples.push(ms);
+}
+samples.sort((a, b) => a - b);
+process.stdout.write(
+  `re-lint of a ${(Buffer.byteLength(big) / 1024).toFixed(0)} KB doc after a one-line change (${RUNS} runs): p50 ${percentile(samples, 50).toFixed(1)} ms, p95 ${percentile(samples, 95).toFixed(1)} ms (aim p50 < 20 ms)\n`,
+);
+
+if (!values.keep) rmSync(corpus, { recursive: true, force: true });

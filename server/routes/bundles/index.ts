@@ -1,0 +1,163 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, deps, errorResponses, jsonResponse, notImplemented } from "../../http.js";
+import { ApiError } from "../../errors.js";
+import { BundleIdParams, BundleListSchema, BundleSchema, SpecDocSchema } from "../../schemas/common.js";
+import { bundleView } from "../../views.js";
+
+const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50).openapi({ description: "items per page (1-500)" }),
+  cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
+});
+
+export const DeletePlanSchema = z
+  .object({
+    bundle_id: z.uuid(),
+    slug: z.string(),
+    source_kind: z.enum(["local", "db", "repohost"]),
+    action: z
+      .enum(["delete_files", "delete_records", "archive"])
+      .openapi({ description: "what DELETE does for this kind of source" }),
+    sentence: z.string().openapi({ description: "what the Delete control says, in words" }),
+    files: z.int(),
+    bytes: z.int(),
+    versions: z.int(),
+    permanent: z.boolean(),
+  })
+  .openapi("DeletePlan");
+
+const DeleteResultSchema = z
+  .object({ deleted: z.boolean(), bundle_id: z.uuid(), files_removed: z.int() })
+  .openapi("BundleDeleted");
+
+function encodeCursor(slug: string): string {
+  return Buffer.from(JSON.stringify({ s: slug })).toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { s?: unknown };
+    if (typeof v.s === "string") return v.s;
+  } catch {
+    /* fall through */
+  }
+  throw new ApiError("bad_cursor", "cursor is not a next_cursor this server gave out");
+}
+
+export default function bundleRoutes() {
+  const r = createRouter();
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/bundles",
+      summary: "list bundles and the invalid bundle-like folders",
+      tags: ["bundles"],
+      request: { query: ListQuery },
+      responses: { 200: jsonResponse(BundleListSchema, "A page of bundles, by slug"), ...errorResponses },
+    }),
+    async (c) => {
+      const { store } = deps(c);
+      const { limit, cursor } = c.req.valid("query");
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const rows = await store.listBundleRows({ limit: limit + 1, after });
+      const page = rows.slice(0, limit);
+      const body: z.infer<typeof BundleListSchema> = { items: page.map(bundleView), problems: store.problems() };
+      if (rows.length > limit) body.next_cursor = encodeCursor(page[page.length - 1]!.b.slug);
+      return c.json(body, 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/bundles/{bundleId}",
+      summary: "one bundle with its spec docs",
+      tags: ["bundles"],
+      request: { params: BundleIdParams },
+      responses: { 200: jsonResponse(BundleSchema, "The bundle"), ...errorResponses },
+    }),
+    async (c) => {
+      const { store } = deps(c);
+      const { bundleId } = c.req.valid("param");
+      await store.refreshBundle(bundleId);
+      return c.json(bundleView(await store.bundleRow(bundleId)), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/bundles/{bundleId}/delete-plan",
+      summary: "what the Delete control offers for this bundle, by the kind of source",
+      tags: ["bundles"],
+      request: { params: BundleIdParams },
+      responses: { 200: jsonResponse(DeletePlanSchema, "What DELETE would do"), ...errorResponses },
+    }),
+    async (c) => {
+      const { store } = deps(c);
+      const { bundleId } = c.req.valid("param");
+      await store.refreshBundle(bundleId);
+      const row = await store.bundleRow(bundleId);
+      const stats = await store.bundleStats(bundleId);
+      const where = row.b.slug === "." ? "the served folder" : `the folder ${row.b.slug}`;
+      return c.json(
+        {
+          bundle_id: bundleId,
+          slug: row.b.slug,
+          source_kind: "local" as const,
+          action: "delete_files" as const,
+          sentence: `Deletes the ${stats.files} files of this bundle from ${where} on disk (nested bundles stay) and its ${stats.versions} versions, runs and threads. This cannot be undone.`,
+          files: stats.files,
+          bytes: stats.bytes,
+          versions: stats.versions,
+          permanent: true,
+        },
+        200,
+      );
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "delete",
+      path: "/bundles/{bundleId}",
+      summary: "delete a bundle whose text the service holds, with everything that hangs off it; permanent",
+      tags: ["bundles"],
+      request: { params: BundleIdParams },
+      responses: { 200: jsonResponse(DeleteResultSchema, "The bundle is gone"), ...errorResponses },
+    }),
+    async (c) => {
+      const { store } = deps(c);
+      const { bundleId } = c.req.valid("param");
+      const { files } = await store.deleteBundle(bundleId);
+      return c.json({ deleted: true, bundle_id: bundleId, files_removed: files }, 200);
+    },
+  );
+
+  // Built by the profiles and import issue.
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/bundles",
+      summary: "create a bundle from a profile's template",
+      tags: ["bundles"],
+      responses: { 200: jsonResponse(SpecDocSchema, "The new bundle's spec doc"), ...errorResponses },
+    }),
+    notImplemented,
+  );
+  for (const path of ["/bundles/import", "/bundles/import/preview"] as const)
+    r.openapi(
+      createRoute({
+        method: "post",
+        path,
+        summary:
+          path === "/bundles/import"
+            ? "import a bundle from a .md file, a .zip file or pasted markdown"
+            : "list the markdown files of an import, each with its profile and the links offered",
+        tags: ["bundles"],
+        responses: { 200: jsonResponse(BundleListSchema, "Imported bundles"), ...errorResponses },
+      }),
+      notImplemented,
+    );
+  return r;
+}

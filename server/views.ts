@@ -1,0 +1,63 @@
+/**
+ * Turning database rows into the resources of the contract (2.1 spec doc, 2.6 bundle).
+ */
+import type { bundles, docs, versions } from "./db/schema.js";
+import type { Bundle, SpecDoc, Version } from "./schemas/common.js";
+
+export interface BundleRow {
+  b: typeof bundles.$inferSelect;
+  d: typeof docs.$inferSelect;
+  v: typeof versions.$inferSelect;
+}
+
+export function versionView(v: typeof versions.$inferSelect): Version {
+  return {
+    id: v.id,
+    number: v.number,
+    created_by: v.createdBy,
+    message: v.message,
+    created_at: v.createdAt.toISOString(),
+  };
+}
+
+export function docView(row: BundleRow): SpecDoc {
+  const { b, d, v } = row;
+  const doc: SpecDoc = {
+    id: d.id,
+    bundle_id: b.id,
+    slug: b.slug,
+    title: b.title,
+    profile_key: d.profileKey,
+    source_kind: b.sourceKind as SpecDoc["source_kind"],
+    path: d.path,
+    current_version: versionView(v),
+    updated_at: d.updatedAt.toISOString(),
+    status: d.status as SpecDoc["status"],
+  };
+  if (d.problems && d.problems.length > 0) doc.problems = d.problems;
+  return doc;
+}
+
+/** Worst state of the bundle's docs (contract 2.6). */
+export function bundleState(list: SpecDoc[]): Bundle["state"] {
+  const current = (doc: SpecDoc) =>
+    doc.verdict && doc.verdict.version_number === doc.current_version.number ? doc.verdict : undefined;
+  if (list.some((doc) => current(doc)?.result === "not_build_ready")) return "not_build_ready";
+  if (list.some((doc) => current(doc)?.result !== "build_ready")) return "not_reviewed";
+  return "build_ready";
+}
+
+export function bundleView(row: BundleRow): Bundle {
+  const doc = docView(row);
+  const view: Bundle = {
+    id: row.b.id,
+    slug: row.b.slug,
+    title: row.b.title,
+    source_kind: doc.source_kind,
+    state: bundleState([doc]),
+    docs: [doc],
+    updated_at: row.b.updatedAt.toISOString(),
+  };
+  if (row.b.visibility) view.visibility = row.b.visibility as Bundle["visibility"];
+  return view;
+}

@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DB_KINDS, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+
+const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
+
+describe.each(DB_KINDS)("bundles on %s", (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await makeTestApp({ kind, fixture: DEMO });
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("lists every bundle of the folder by slug, with its doc, and untyped markdown as skipped", async () => {
+    const res = await t.req("GET", "/bundles");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.items.map((b: any) => b.slug)).toEqual([
+      "checkout",
+      "checkout/api",
+      "checkout/design",
+      "decisions/0001-use-postgres",
+    ]);
+    const checkout = body.items[0];
+    expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_reviewed" });
+    expect(checkout.docs).toHaveLength(1);
+    expect(checkout.docs[0]).toMatchObject({
+      path: "prd.md",
+      profile_key: "prd",
+      bundle_id: checkout.id,
+      current_version: { number: 1, created_by: "local" },
+    });
+    expect(body.problems).toEqual([]);
+    const skipped = (await (await t.req("GET", "/skipped")).json()) as any;
+    expect(skipped.items.map((i: any) => i.path)).toEqual(["README.md", "notes/meeting-2026-10-01.md"]);
+  });
+
+  it("pages with a cursor and refuses a forged one", async () => {
+    const first = (await (await t.req("GET", "/bundles?limit=3")).json()) as any;
+    expect(first.items).toHaveLength(3);
+    expect(first.next_cursor).toBeTypeOf("string");
+    const second = (await (await t.req("GET", `/bundles?limit=3&cursor=${first.next_cursor}`)).json()) as any;
+    expect(second.items.map((b: any) => b.slug)).toEqual(["decisions/0001-use-postgres"]);
+    expect(second.next_cursor).toBeUndefined();
+    await problem(await t.req("GET", "/bundles?cursor=not-a-cursor"), 400, "bad_cursor");
+    const bad = await problem(await t.req("GET", "/bundles?limit=0"), 400, "validation_failed");
+    expect(JSON.stringify(bad.errors)).toContain("query.limit");
+  });
+
+  it("reports a folder with two spec docs as a problem, not a bundle", async () => {
+    mkdirSync(join(t.root, "twins"));
+    writeFileSync(join(t.root, "twins/a.md"), "---\ntype: prd\n---\n# A\n");
+    writeFileSync(join(t.root, "twins/b.md"), "---\ntype: design\n---\n# B\n");
+    await t.store.scanAll();
+    const body = (await (await t.req("GET", "/bundles")).json()) as any;
+    expect(body.items.map((b: any) => b.slug)).not.toContain("twins");
+    expect(body.problems).toEqual([{ path: "twins", message: expect.stringContaining("a.md, b.md") }]);
+  });
+
+  it("still lists a doc whose frontmatter is malformed, with the problem stated", async () => {
+    mkdirSync(join(t.root, "broken"));
+    writeFileSync(join(t.root, "broken/spec.md"), "---\ntype: prd\ntitle: [unclosed\n---\n# Broken\n");
+    await t.store.scanAll();
+    const body = (await (await t.req("GET", "/bundles")).json()) as any;
+    const broken = body.items.find((b: any) => b.slug === "broken");
+    expect(broken.docs[0].profile_key).toBe("prd");
+    expect(broken.docs[0].problems[0]).toMatchObject({
+      message: expect.stringContaining("invalid frontmatter"),
+      line: 3,
+    });
+  });
+
+  it("reads one bundle, and answers 404 problem for an unknown id and 400 for a bad one", async () => {
+    const list = (await (await t.req("GET", "/bundles")).json()) as any;
+    const id = list.items[1].id;
+    const one = (await (await t.req("GET", `/bundles/${id}`)).json()) as any;
+    expect(one.slug).toBe("checkout/api");
+    await problem(await t.req("GET", "/bundles/00000000-0000-4000-8000-000000000000"), 404, "not_found");
+    const bad = await problem(await t.req("GET", "/bundles/nope"), 400, "validation_failed");
+    expect(JSON.stringify(bad.errors)).toContain("path.bundleId");
+  });
+
+  it("keeps bundle and doc ids across a restart on the same database", async () => {
+    const before = (await (await t.req("GET", "/bundles")).json()) as any;
+    await t.store.stop();
+    const { LocalStore } = await import("../../server/store/local.js");
+    const { silentLogger, systemClock } = await import("../../server/deps.js");
+    const again = new LocalStore({
+      root: t.root,
+      db: t.database.db,
+      clock: systemClock,
+      logger: silentLogger,
+      watch: false,
+    });
+    await again.start();
+    const rows = await again.listBundleRows({ limit: 10 });
+    expect(rows.map((r) => r.b.id)).toEqual(before.items.map((b: any) => b.id));
+    expect(rows.map((r) => r.v.number)).toEqual([1, 1, 1, 1]);
+    await again.stop();
+  });
+
+  it("shows the delete plan, then deletes the bundle's own files and records, leaving nested bundles", async () => {
+    const list = (await (await t.req("GET", "/bundles")).json()) as any;
+    const checkout = list.items.find((b: any) => b.slug === "checkout");
+    const plan = (await (await t.req("GET", `/bundles/${checkout.id}/delete-plan`)).json()) as any;
+    expect(plan).toMatchObject({
+      source_kind: "local",
+      action: "delete_files",
+      files: 2,
+      versions: 1,
+      permanent: true,
+    });
+    const del = await t.req("DELETE", `/bundles/${checkout.id}`);
+    expect(del.status).toBe(200);
+    expect(existsSync(join(t.root, "checkout/prd.md"))).toBe(false);
+    expect(existsSync(join(t.root, "checkout/flow.svg"))).toBe(false);
+    expect(existsSync(join(t.root, "checkout/api/api.md"))).toBe(true);
+    await problem(await t.req("GET", `/bundles/${checkout.id}`), 404, "not_found");
+    await problem(await t.req("GET", `/docs/${checkout.docs[0].id}`), 404, "not_found");
+    const after = (await (await t.req("GET", "/bundles")).json()) as any;
+    expect(after.items.map((b: any) => b.slug)).toEqual([
+      "checkout/api",
+      "checkout/design",
+      "decisions/0001-use-postgres",
+    ]);
+  });
+});
