@@ -52,9 +52,40 @@ const WORDS =
 const KEYWORDS = ["MUST", "SHOULD", "MAY", "MUST NOT"];
 const TYPES = ["prd", "design", "api", "adr"] as const;
 const SECTIONS: Record<(typeof TYPES)[number], string[]> = {
-  prd: ["Summary", "Problem", "Goals", "Non-goals", "Users", "Requirements", "Acceptance criteria", "Success metrics"],
-  design: ["Context", "Goals and non-goals", "Proposed design", "Data model", "Interfaces", "Design decisions", "Constraints", "Alternatives considered", "Risks and failure modes", "Security and privacy", "Test plan", "Rollout"],
-  api: ["Overview", "Authentication", "Endpoints", "Errors", "Pagination", "Rate limits", "Versioning", "Requirements"],
+  prd: [
+    "Summary",
+    "Problem",
+    "Goals",
+    "Non-goals",
+    "Users",
+    "Requirements",
+    "Acceptance criteria",
+    "Success metrics",
+  ],
+  design: [
+    "Context",
+    "Goals and non-goals",
+    "Proposed design",
+    "Data model",
+    "Interfaces",
+    "Design decisions",
+    "Constraints",
+    "Alternatives considered",
+    "Risks and failure modes",
+    "Security and privacy",
+    "Test plan",
+    "Rollout",
+  ],
+  api: [
+    "Overview",
+    "Authentication",
+    "Endpoints",
+    "Errors",
+    "Pagination",
+    "Rate limits",
+    "Versioning",
+    "Requirements",
+  ],
   adr: ["Context", "Decision drivers", "Considered options", "Decision", "Consequences"],
 };
 
@@ -68,7 +99,10 @@ function makeDoc(i: number, bytes: number): { type: string; text: string } {
     return `${w.join(" ")}.`;
   };
   const type = TYPES[i % TYPES.length]!;
-  const out: string[] = [`---\ntype: ${type}\nsize: standard\ntitle: Generated spec ${i}\nowner: Owner ${i % 37}\nauthors: [A, B]\napi_version: "1.0"\nstatus: accepted\ndate: 2026-01-01\ndeciders: [A]\n---\n`, `# Generated spec ${i}\n`];
+  const out: string[] = [
+    `---\ntype: ${type}\nsize: standard\ntitle: Generated spec ${i}\nowner: Owner ${i % 37}\nauthors: [A, B]\napi_version: "1.0"\nstatus: accepted\ndate: 2026-01-01\ndeciders: [A]\n---\n`,
+    `# Generated spec ${i}\n`,
+  ];
   let req = 1;
   let size = out.join("\n").length;
   let round = 0;
@@ -76,23 +110,33 @@ function makeDoc(i: number, bytes: number): { type: string; text: string } {
     for (const title of SECTIONS[type]) {
       const heading = round === 0 ? `## ${title}\n` : `## ${title} (part ${round + 1})\n`;
       const parts: string[] = [heading];
-      parts.push(`${sentence()} ${sentence()} ${sentence()} [ref](#${title.toLowerCase().replace(/\s+/g, "-")})\n`);
+      parts.push(
+        `${sentence()} ${sentence()} ${sentence()} [ref](#${title.toLowerCase().replace(/\s+/g, "-")})\n`,
+      );
       const roll = r();
       if (/Requirements|Constraints|Design decisions/.test(title) || roll < 0.3) {
         const prefix = type === "api" ? "API" : type === "design" ? "DES" : "REQ";
         for (let k = 0; k < 4 + Math.floor(r() * 6); k++)
-          parts.push(`- **${prefix}-${String(req++).padStart(3, "0")}** The ${pick(WORDS)} ${pick(KEYWORDS)} ${sentence(10).toLowerCase()}`);
+          parts.push(
+            `- **${prefix}-${String(req++).padStart(3, "0")}** The ${pick(WORDS)} ${pick(KEYWORDS)} ${sentence(10).toLowerCase()}`,
+          );
         parts.push("");
       } else if (roll < 0.5) {
         parts.push("| Field | Type | Notes |\n|---|---|---|");
-        for (let k = 0; k < 3 + Math.floor(r() * 6); k++) parts.push(`| \`${pick(WORDS)}_${k}\` | ${pick(["string", "integer", "uuid", "boolean"])} | ${sentence(6)} |`);
+        for (let k = 0; k < 3 + Math.floor(r() * 6); k++)
+          parts.push(
+            `| \`${pick(WORDS)}_${k}\` | ${pick(["string", "integer", "uuid", "boolean"])} | ${sentence(6)} |`,
+          );
         parts.push("");
       } else if (roll < 0.65) {
         parts.push("```json\n{");
-        for (let k = 0; k < 4 + Math.floor(r() * 8); k++) parts.push(`  "${pick(WORDS)}_${k}": "${pick(WORDS)}",`);
+        for (let k = 0; k < 4 + Math.floor(r() * 8); k++)
+          parts.push(`  "${pick(WORDS)}_${k}": "${pick(WORDS)}",`);
         parts.push('  "end": true\n}\n```\n');
       } else if (roll < 0.75) {
-        parts.push(`### ${pick(WORDS)} ${pick(WORDS)}\n\n${sentence()} ${sentence()}\n\n1. ${sentence()}\n2. ${sentence()}\n   - ${sentence()}\n`);
+        parts.push(
+          `### ${pick(WORDS)} ${pick(WORDS)}\n\n${sentence()} ${sentence()}\n\n1. ${sentence()}\n2. ${sentence()}\n   - ${sentence()}\n`,
+        );
       } else parts.push(`${sentence()} ${sentence()} ${sentence()} ${sentence()}\n\n> ${sentence()}\n`);
       if (r() < 0.05) parts.push(`See [the notes](notes-${i}.md) and ![diagram](diagram.png).\n`);
       if (r() < 0.1) parts.push(`Assumption: ${sentence().toLowerCase()}\n`);
@@ -108,10 +152,16 @@ function makeDoc(i: number, bytes: number): { type: string; text: string } {
 
 function time(label: string, cmd: string, args: string[], cwd: string): number {
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
   const ms = performance.now() - t0;
   if (r.error) throw r.error;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
   return ms;
 }
 
@@ -134,7 +184,11 @@ process.stdout.write(`corpus: ${DOCS} docs, ${(total / 1024 / 1024).toFixed(1)} 
 const built = join(root, "dist", "cli", "main.js");
 const ours = existsSync(built)
   ? { cmd: process.execPath, args: [built, "lint", corpus], how: "node dist/cli/main.js" }
-  : { cmd: join(root, "node_modules", ".bin", "tsx"), args: [join(root, "cli", "main.ts"), "lint", corpus], how: "tsx cli/main.ts" };
+  : {
+      cmd: join(root, "node_modules", ".bin", "tsx"),
+      args: [join(root, "cli", "main.ts"), "lint", corpus],
+      how: "tsx cli/main.ts",
+    };
 const mdl = { cmd: join(root, "node_modules", ".bin", "markdownlint-cli2"), args: ["**/*.md"] };
 
 const oursMs = time("spec-review lint", ours.cmd, ours.args, root);
