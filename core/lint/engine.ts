@@ -8,7 +8,6 @@ import { anchorAt, type Anchor } from "../anchor/anchor.js";
 import { classifyMarkdown } from "../bundle/discover.js";
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
 import { frontmatterType } from "../markdown/frontmatter.js";
-import { locateFrontmatterError } from "../markdown/frontmatter-error.js";
 import { guessProfile, guessSize } from "../profile/guess.js";
 import type { Profile, ProfileCheck } from "../profile/schema.js";
 import { findAssumptions } from "./checks/assumptions.js";
@@ -196,7 +195,7 @@ export function lintDoc(
   if (flags.missing) engineFinding("file-missing", `'${file}' is not among the bundle's files`);
   if (flags.invalidEncoding)
     engineFinding("encoding-invalid", "invalid byte sequences were replaced by U+FFFD");
-  const fmError = fm.error && (locateFrontmatterError(fm, doc.frontmatterCharStart, doc.index) ?? fm.error);
+  const fmError = fm.error;
   if (fmError) {
     const lineStart = doc.index.charOfLine(fmError.line - 1);
     const lineEnd = doc.index.charOfLine(fmError.line);
