@@ -131,6 +131,11 @@ export class LocalStore {
     this.limits = opts.limits ?? (() => Promise.resolve(DEFAULT_LIMITS));
   }
 
+  /** The size limits in force now (workspace settings). */
+  currentLimits(): Promise<Limits> {
+    return this.limits();
+  }
+
   get folder(): string {
     return this.root;
   }

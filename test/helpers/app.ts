@@ -12,6 +12,7 @@ import { openDatabase, type Database } from "../../server/db/index.js";
 import { createApp } from "../../server/app.js";
 import { LocalStore } from "../../server/store/local.js";
 import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
+import { limitsFrom } from "../../server/settings.js";
 
 export const DB_KINDS: Array<"pglite" | "postgres"> = process.env.TEST_DATABASE_URL
   ? ["pglite", "postgres"]
@@ -100,6 +101,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     clock,
     logger: silentLogger,
     watch: opts.watch ?? false,
+    limits: limitsFrom(database.db),
   });
   await store.start();
   const app = createApp({

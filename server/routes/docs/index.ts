@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { zipSync } from "fflate";
+import { TooLargeError } from "../../errors.js";
 import { createRouter, deps, errorResponses, jsonResponse, notImplemented } from "../../http.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
 import { docView } from "../../views.js";
@@ -175,6 +176,10 @@ export default function docRoutes() {
       const { path, base_version, message } = c.req.valid("query");
       safeRelativePath(path);
       const { store } = deps(c);
+      // Refuse an announced oversize body before reading it.
+      const announced = Number(c.req.header("content-length") ?? "0");
+      const { maxFileMb } = await store.currentLimits();
+      if (announced > maxFileMb * 1024 * 1024) throw new TooLargeError("file", announced, maxFileMb);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       const existed = await store
         .resolveVersion(await store.bundleIdOfDoc(docId))
