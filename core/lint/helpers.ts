@@ -10,7 +10,32 @@ import { countWords } from "../markdown/text.js";
  * by ">", alternatives by "|": "Requirements", "Requirements > Functional",
  * "Goals|Objectives". Matching ignores case, numbering ("2.1 Goals") and a trailing colon.
  */
+const patternCache = new Map<string, string[][]>();
+const titleCache = new Map<string, string>();
+const CACHE_LIMIT = 5000;
+
+/** normalizeTitle, remembered: the same headings recur across checks and docs. */
+export function normalizedTitle(title: string): string {
+  let n = titleCache.get(title);
+  if (n === undefined) {
+    if (titleCache.size >= CACHE_LIMIT) titleCache.clear();
+    n = normalizeTitle(title);
+    titleCache.set(title, n);
+  }
+  return n;
+}
+
 export function parseHeadingPattern(pattern: string): string[][] {
+  let parsed = patternCache.get(pattern);
+  if (!parsed) {
+    if (patternCache.size >= CACHE_LIMIT) patternCache.clear();
+    parsed = compilePattern(pattern);
+    patternCache.set(pattern, parsed);
+  }
+  return parsed;
+}
+
+function compilePattern(pattern: string): string[][] {
   return pattern.split(">").map((level) =>
     level
       .split("|")
@@ -23,7 +48,7 @@ export function matchesHeadingPattern(section: Section, pattern: string[][]): bo
   const path = section.heading_path;
   if (pattern.length === 0 || path.length < pattern.length) return false;
   for (let i = 0; i < pattern.length; i++) {
-    const title = normalizeTitle(path[path.length - pattern.length + i]!);
+    const title = normalizedTitle(path[path.length - pattern.length + i]!);
     if (!pattern[i]!.includes(title)) return false;
   }
   return true;
@@ -49,13 +74,35 @@ export function sectionScope(doc: MarkdownDoc, patterns: readonly string[]): Set
 /** Blocks inside a section (its subsections included), by binary-searching positions. */
 export function blocksIn(doc: MarkdownDoc, section: Section, ownOnly = false): Block[] {
   const end = ownOnly ? section.ownCharEnd : section.charEnd;
-  const out: Block[] = [];
-  for (const b of doc.blocks) {
-    if (b.charStart < section.contentCharStart) continue;
-    if (b.charStart >= end) break;
-    out.push(b);
+  const blocks = doc.blocks;
+  // First block starting at or after the content (blocks are in document order).
+  let lo = 0;
+  let hi = blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blocks[mid]!.charStart < section.contentCharStart) lo = mid + 1;
+    else hi = mid;
   }
+  const out: Block[] = [];
+  for (let i = lo; i < blocks.length && blocks[i]!.charStart < end; i++) out.push(blocks[i]!);
   return out;
+}
+
+const maskedCache = new WeakMap<MarkdownDoc, Map<Block, string>>();
+
+/** The source of a block with code spans and comments masked (maskInline), computed once per doc. */
+export function maskedSource(doc: MarkdownDoc, b: Block): string {
+  let perDoc = maskedCache.get(doc);
+  if (!perDoc) {
+    perDoc = new Map();
+    maskedCache.set(doc, perDoc);
+  }
+  let s = perDoc.get(b);
+  if (s === undefined) {
+    s = maskInline(doc.text.slice(b.charStart, b.charEnd));
+    perDoc.set(b, s);
+  }
+  return s;
 }
 
 /** Replace code spans and HTML comments by spaces of the same length, so positions hold. */

@@ -102,7 +102,9 @@ export function frontmatterType(fm: Frontmatter): string | undefined {
 export function setFrontmatterKeys(text: string, values: Record<string, string>): string {
   const split = splitFrontmatter(text);
   if (!split) {
-    const lines = Object.entries(values).map(([k, v]) => `${k}: ${/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(v) ? v : JSON.stringify(v)}`);
+    const lines = Object.entries(values).map(
+      ([k, v]) => `${k}: ${/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(v) ? v : JSON.stringify(v)}`,
+    );
     const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
     return `${bom}---\n${lines.join("\n")}\n---\n\n${bom ? text.slice(1) : text}`;
   }

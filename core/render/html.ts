@@ -63,7 +63,7 @@ function withPositions(text: string, bodyStart: number, bodyLine: number) {
   return () => (tree: Root) => {
     const visit = (node: Nodes) => {
       if (node.type === "element") mark(node);
-      if ("children" in node) for (const child of node.children) visit(child as Nodes);
+      if ("children" in node) for (const child of node.children) visit(child);
     };
     const mark = (el: Element) => {
       const pos = el.position;

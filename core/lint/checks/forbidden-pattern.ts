@@ -1,6 +1,6 @@
 /** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
 import { z } from "zod";
-import { escapeRegExp, isProse, maskInline, sectionScope } from "../helpers.js";
+import { escapeRegExp, isProse, maskedSource, sectionScope } from "../helpers.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
 
@@ -23,7 +23,18 @@ export const options = z
   })
   .refine((o) => o.phrases.length + o.patterns.length > 0, "give at least one phrase or pattern");
 
+const compiled = new WeakMap<object, RegExp>();
+
 function compile(params: z.output<typeof options>): RegExp {
+  let re = compiled.get(params);
+  if (!re) {
+    re = build(params);
+    compiled.set(params, re);
+  }
+  return re;
+}
+
+function build(params: z.output<typeof options>): RegExp {
   const parts = params.phrases.map((p) => {
     const body = escapeRegExp(p);
     // Whole words: no letter or digit right before or after (a phrase may end in punctuation, like "etc.").
@@ -59,8 +70,7 @@ export const forbiddenPattern = defineCheck({
     for (const b of doc.blocks) {
       if (scope && !scope.has(b.section)) continue;
       if (!(isProse(b) || (params.include_code && b.kind === "code"))) continue;
-      const raw = doc.text.slice(b.charStart, b.charEnd);
-      const source = params.include_code ? raw : maskInline(raw);
+      const source = params.include_code ? doc.text.slice(b.charStart, b.charEnd) : maskedSource(doc, b);
       re.lastIndex = 0;
       for (let m = re.exec(source); m; m = re.exec(source)) {
         if (m[0] === "") {

@@ -36,9 +36,11 @@ export const requiredSection = defineCheck({
     let best = 0;
     for (const section of found) {
       let words = 0;
-      for (const b of blocksIn(doc, section)) words += contentWords(b);
+      for (const b of blocksIn(doc, section)) {
+        words += contentWords(b);
+        if (words >= params.min_words) return [];
+      }
       best = Math.max(best, words);
-      if (best >= params.min_words) return [];
     }
     const [s, e] = headingRange(doc, found[0]!);
     return [
