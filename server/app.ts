@@ -12,7 +12,6 @@ import { routeFamilies } from "./routes/index.js";
 import { docsPage, registerDocs } from "./openapi.js";
 import { API_PREFIX } from "./version.js";
 
-
 function problemResponse(c: Context, err: ApiError): Response {
   return new Response(JSON.stringify(problemOf(err, c.req.path)), {
     status: err.status,

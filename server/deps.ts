@@ -37,5 +37,10 @@ export function jsonLogger(opts: { debug?: boolean; write?: (line: string) => vo
     (level: string) =>
     (msg: string, fields: Record<string, unknown> = {}) =>
       write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
-  return { debug: opts.debug ? at("debug") : () => {}, info: at("info"), warn: at("warn"), error: at("error") };
+  return {
+    debug: opts.debug ? at("debug") : () => {},
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+  };
 }

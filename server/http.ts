@@ -40,7 +40,10 @@ export const errorResponses = {
   400: { description: "Invalid request", content: { "application/problem+json": { schema: ProblemSchema } } },
   404: { description: "Not found", content: { "application/problem+json": { schema: ProblemSchema } } },
   409: { description: "Conflict", content: { "application/problem+json": { schema: ProblemSchema } } },
-  501: { description: "Not implemented yet", content: { "application/problem+json": { schema: ProblemSchema } } },
+  501: {
+    description: "Not implemented yet",
+    content: { "application/problem+json": { schema: ProblemSchema } },
+  },
 } as const;
 
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
@@ -53,7 +56,10 @@ export function jsonBody<T extends z.ZodType>(schema: T, description = "JSON bod
 
 /** Handler of an operation that is routed and documented but not built yet. */
 export function notImplemented(c: Context): never {
-  throw new NotImplementedError(c.req.method, c.req.routePath.replace(/:(\w+)/g, "{$1}").replace(/^\/api\/v1/, ""));
+  throw new NotImplementedError(
+    c.req.method,
+    c.req.routePath.replace(/:(\w+)/g, "{$1}").replace(/^\/api\/v1/, ""),
+  );
 }
 
 export function deps(c: Context<Env>): Deps {

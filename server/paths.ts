@@ -19,6 +19,7 @@ export function packageRoot(): string {
 let version: string | undefined;
 /** spec-review's own version, from its package.json. */
 export function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+  version ??= (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string })
+    .version;
   return version;
 }

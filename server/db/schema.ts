@@ -18,8 +18,9 @@ import {
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
   dataType: () => "bytea",
-  toDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
-  fromDriver: (value) => (value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer)),
+  toDriver: (value) =>
+    Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+  fromDriver: (value) => (value instanceof Uint8Array ? value : new Uint8Array(value)),
 });
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -130,4 +131,3 @@ export const settings = pgTable("settings", {
     .notNull()
     .default(sql`now()`),
 });
-

@@ -127,7 +127,9 @@ export const BundleSchema = z
   })
   .openapi("Bundle");
 
-export const BundleProblemSchema = z.object({ path: z.string(), message: z.string() }).openapi("BundleProblem");
+export const BundleProblemSchema = z
+  .object({ path: z.string(), message: z.string() })
+  .openapi("BundleProblem");
 
 export const BundleListSchema = z
   .object({

@@ -20,7 +20,11 @@ export function ignoredDir(name: string): boolean {
  * Every regular file under `root` (symlinks are not followed and not listed).
  * `skip(relFolder)` may prune folders.
  */
-export async function walk(root: string, skip?: (relFolder: string) => boolean, prefix = ""): Promise<DiskFile[]> {
+export async function walk(
+  root: string,
+  skip?: (relFolder: string) => boolean,
+  prefix = "",
+): Promise<DiskFile[]> {
   const out: DiskFile[] = [];
   const visit = async (dir: string, rel: string): Promise<void> => {
     let entries;

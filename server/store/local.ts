@@ -13,7 +13,13 @@ import { randomUUID } from "node:crypto";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { discoverClassified, classifyMarkdown, isMarkdownPath, folderOf, type Discovery } from "../../core/bundle/discover.js";
+import {
+  discoverClassified,
+  classifyMarkdown,
+  isMarkdownPath,
+  folderOf,
+  type Discovery,
+} from "../../core/bundle/discover.js";
 import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import type { Db } from "../db/index.js";
 import { blobs, bundles, diskFiles, dismissedDocs, docs, versionFiles, versions } from "../db/schema.js";
@@ -66,6 +72,12 @@ export interface VersionEvent {
   version: VersionRecord;
 }
 
+interface FileState {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+}
+
 /** What the store keeps in memory of one bundle: its head and the disk state at head. */
 interface BundleState {
   id: string;
@@ -75,7 +87,7 @@ interface BundleState {
   headId: string | null;
   headNumber: number;
   /** path -> what is on disk (and in the head version). */
-  files: Map<string, { sha256: string; size: number; mtimeMs: number }>;
+  files: Map<string, FileState>;
 }
 
 interface FileChange {
@@ -114,7 +126,10 @@ export class LocalStore {
   private readonly states = new Map<string, BundleState>();
   private readonly locks = new Map<string, Mutex>();
   private readonly scanLock = new Mutex();
-  private readonly mdCache = new Map<string, { size: number; mtimeMs: number; info: ReturnType<typeof classifyMarkdown> }>();
+  private readonly mdCache = new Map<
+    string,
+    { size: number; mtimeMs: number; info: ReturnType<typeof classifyMarkdown> }
+  >();
   private discovery: Discovery = { bundles: [], problems: [], skipped: [] };
   /** Folders (relative to root) that hold a spec doc: bundles and problem folders. */
   private claimed = new Set<string>();
@@ -167,7 +182,7 @@ export class LocalStore {
     const byBundle = new Map<string, BundleState["files"]>();
     for (const f of files) {
       let m = byBundle.get(f.bundleId);
-      if (!m) byBundle.set(f.bundleId, (m = new Map()));
+      if (!m) byBundle.set(f.bundleId, (m = new Map<string, FileState>()));
       m.set(f.path, { sha256: f.sha256, size: f.size, mtimeMs: f.mtimeMs });
     }
     for (const { b, d } of rows) {
@@ -178,7 +193,7 @@ export class LocalStore {
         docPath: d.path,
         headId: b.headVersionId,
         headNumber: b.headNumber,
-        files: byBundle.get(b.id) ?? new Map(),
+        files: byBundle.get(b.id) ?? new Map<string, FileState>(),
       });
     }
   }
@@ -277,7 +292,10 @@ export class LocalStore {
     profileKey: string,
     problems: ReturnType<typeof docProblems>,
   ): Promise<void> {
-    await this.db.update(bundles).set({ goneAt: null }).where(and(eq(bundles.id, state.id), sql`${bundles.goneAt} is not null`));
+    await this.db
+      .update(bundles)
+      .set({ goneAt: null })
+      .where(and(eq(bundles.id, state.id), sql`${bundles.goneAt} is not null`));
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, state.docId));
     if (
       doc &&
@@ -309,10 +327,20 @@ export class LocalStore {
     const now = this.clock.now();
     const id = randomUUID();
     const docId = randomUUID();
-    await this.db.insert(bundles).values({ id, sourceKind: "local", slug, title, createdAt: now, updatedAt: now });
+    await this.db
+      .insert(bundles)
+      .values({ id, sourceKind: "local", slug, title, createdAt: now, updatedAt: now });
     await this.db
       .insert(docs)
-      .values({ id: docId, bundleId: id, path: docPath, profileKey, problems, createdAt: now, updatedAt: now });
+      .values({
+        id: docId,
+        bundleId: id,
+        path: docPath,
+        profileKey,
+        problems,
+        createdAt: now,
+        updatedAt: now,
+      });
     const state: BundleState = { id, slug, docId, docPath, headId: null, headNumber: 0, files: new Map() };
     this.states.set(id, state);
     await this.withLock(id, () => this.syncState(state, "Found on disk"));
@@ -359,7 +387,13 @@ export class LocalStore {
 
   private async saveDiskFiles(db: Db, bundleId: string, files: BundleState["files"]): Promise<void> {
     await db.delete(diskFiles).where(eq(diskFiles.bundleId, bundleId));
-    const rows = [...files].map(([path, f]) => ({ bundleId, path, size: f.size, mtimeMs: f.mtimeMs, sha256: f.sha256 }));
+    const rows = [...files].map(([path, f]) => ({
+      bundleId,
+      path,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      sha256: f.sha256,
+    }));
     for (let i = 0; i < rows.length; i += 500) await db.insert(diskFiles).values(rows.slice(i, i + 500));
   }
 
@@ -380,9 +414,15 @@ export class LocalStore {
         .for("update");
       if (!locked) throw new NotFoundError("bundle", state.id);
       if (locked.headId !== state.headId)
-        throw new VersionConflictError(state.headId ?? "(none)", { id: locked.headId ?? "", number: locked.headNumber });
+        throw new VersionConflictError(state.headId ?? "(none)", {
+          id: locked.headId ?? "",
+          number: locked.headNumber,
+        });
       for (const [sha, bytes] of newBlobs)
-        await tx.insert(blobs).values({ sha256: sha, size: bytes.length, content: bytes }).onConflictDoNothing();
+        await tx
+          .insert(blobs)
+          .values({ sha256: sha, size: bytes.length, content: bytes })
+          .onConflictDoNothing();
       const [row] = await tx
         .insert(versions)
         .values({
@@ -394,14 +434,20 @@ export class LocalStore {
           createdAt: now,
         })
         .returning();
-      const fileRows = [...files].map(([path, f]) => ({ versionId: row!.id, path, sha256: f.sha256, size: f.size }));
-      for (let i = 0; i < fileRows.length; i += 500) await tx.insert(versionFiles).values(fileRows.slice(i, i + 500));
+      const fileRows = [...files].map(([path, f]) => ({
+        versionId: row!.id,
+        path,
+        sha256: f.sha256,
+        size: f.size,
+      }));
+      for (let i = 0; i < fileRows.length; i += 500)
+        await tx.insert(versionFiles).values(fileRows.slice(i, i + 500));
       await tx
         .update(bundles)
         .set({ headVersionId: row!.id, headNumber: row!.number, updatedAt: now, goneAt: null })
         .where(eq(bundles.id, state.id));
       await tx.update(docs).set({ updatedAt: now }).where(eq(docs.id, state.docId));
-      await this.saveDiskFiles(tx as unknown as Db, state.id, files);
+      await this.saveDiskFiles(tx, state.id, files);
       return versionRecord(row!);
     });
     state.headId = version.id;
@@ -450,7 +496,9 @@ export class LocalStore {
 
   /** Markdown outside every bundle that names no type and nobody dismissed. */
   async skipped(): Promise<string[]> {
-    const dismissed = new Set((await this.db.select({ path: dismissedDocs.path }).from(dismissedDocs)).map((r) => r.path));
+    const dismissed = new Set(
+      (await this.db.select({ path: dismissedDocs.path }).from(dismissedDocs)).map((r) => r.path),
+    );
     return this.discovery.skipped.filter((p) => !dismissed.has(p));
   }
 
@@ -479,13 +527,13 @@ export class LocalStore {
     });
   }
 
-  private async stateOfDoc(docId: string): Promise<BundleState> {
+  private stateOfDoc(docId: string): BundleState {
     for (const s of this.states.values()) if (s.docId === docId) return s;
     throw new NotFoundError("doc", docId);
   }
 
-  async bundleIdOfDoc(docId: string): Promise<string> {
-    return (await this.stateOfDoc(docId)).id;
+  bundleIdOfDoc(docId: string): string {
+    return this.stateOfDoc(docId).id;
   }
 
   /** The version `ref` names (its id, or its number), or the head. */
@@ -521,7 +569,12 @@ export class LocalStore {
 
   async fileBytes(versionId: string, path: string): Promise<{ entry: FileEntry; bytes: Uint8Array }> {
     const [row] = await this.db
-      .select({ path: versionFiles.path, size: versionFiles.size, sha256: versionFiles.sha256, content: blobs.content })
+      .select({
+        path: versionFiles.path,
+        size: versionFiles.size,
+        sha256: versionFiles.sha256,
+        content: blobs.content,
+      })
       .from(versionFiles)
       .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
       .where(and(eq(versionFiles.versionId, versionId), eq(versionFiles.path, path)));
@@ -607,11 +660,17 @@ export class LocalStore {
     author: string,
     message: string,
   ): Promise<WriteResult> {
-    const state = await this.stateOfDoc(docId);
+    const state = this.stateOfDoc(docId);
     return this.withLock(state.id, async () => {
       // Edits made on disk since the caller read count as newer versions.
       const disk = await this.walkBundle(state.slug);
-      if (this.differs(state, state.slug, disk.map((f) => ({ ...f, path: joinPath(state.slug, f.path) }))))
+      if (
+        this.differs(
+          state,
+          state.slug,
+          disk.map((f) => ({ ...f, path: joinPath(state.slug, f.path) })),
+        )
+      )
         await this.syncState(state);
       if (state.headId !== base)
         throw new VersionConflictError(base, { id: state.headId ?? "", number: state.headNumber });
@@ -626,7 +685,8 @@ export class LocalStore {
           next.delete(ch.path);
           continue;
         }
-        if (ch.bytes.length > limits.maxFileMb * MB) throw new TooLargeError("file", ch.bytes.length, limits.maxFileMb);
+        if (ch.bytes.length > limits.maxFileMb * MB)
+          throw new TooLargeError("file", ch.bytes.length, limits.maxFileMb);
         const sha = sha256(ch.bytes);
         next.set(ch.path, { sha256: sha, size: ch.bytes.length, mtimeMs: 0 });
         newBlobs.set(sha, ch.bytes);
@@ -679,10 +739,14 @@ export class LocalStore {
     let folder = folderOf(path);
     while (folder !== ".") {
       if (this.claimed.has(joinPath(state.slug, folder)))
-        throw new BadPathError(path, `lies in the folder of another bundle (${joinPath(state.slug, folder)})`);
+        throw new BadPathError(
+          path,
+          `lies in the folder of another bundle (${joinPath(state.slug, folder)})`,
+        );
       folder = folderOf(folder);
     }
-    if (!(await staysInside(bundleDir, path))) throw new BadPathError(path, "is or crosses a symlink leading outside the bundle");
+    if (!(await staysInside(bundleDir, path)))
+      throw new BadPathError(path, "is or crosses a symlink leading outside the bundle");
   }
 
   /** A bundle keeps exactly one spec doc: no second typed doc at its top, no untyping the main doc. */
@@ -691,7 +755,10 @@ export class LocalStore {
       const top = !ch.path.includes("/") && isMarkdownPath(ch.path);
       if (ch.path === state.docPath) {
         if (ch.bytes === null)
-          throw new ApiError("main_doc_required", `${ch.path} is the bundle's spec doc; delete the bundle instead`);
+          throw new ApiError(
+            "main_doc_required",
+            `${ch.path} is the bundle's spec doc; delete the bundle instead`,
+          );
         const info = classifyMarkdown(new TextDecoder().decode(ch.bytes));
         if (info.type === undefined)
           throw new ApiError(
@@ -722,14 +789,18 @@ export class LocalStore {
 
   /** Rename or move a file inside the bundle as one version. */
   async rename(docId: string, base: string, from: string, to: string, author: string): Promise<WriteResult> {
-    const state = await this.stateOfDoc(docId);
+    const state = this.stateOfDoc(docId);
     safeRelativePath(from, "from");
     safeRelativePath(to, "to");
     if (!state.files.has(from)) throw new ApiError("file_not_found", `${from} is not in the current version`);
-    if (state.files.has(to) && to !== from) throw new ApiError("file_exists", `${to} already exists; delete it first`);
+    if (state.files.has(to) && to !== from)
+      throw new ApiError("file_exists", `${to} already exists; delete it first`);
     if (from === state.docPath) {
       if (to.includes("/") || !isMarkdownPath(to))
-        throw new ApiError("main_doc_required", "the spec doc must stay a markdown file at the top of its bundle");
+        throw new ApiError(
+          "main_doc_required",
+          "the spec doc must stay a markdown file at the top of its bundle",
+        );
     }
     if (from === to) return { version: await this.resolveVersion(state.id), changed: false };
     const { bytes } = await this.fileBytes(state.headId!, from);
@@ -747,7 +818,10 @@ export class LocalStore {
         `Rename ${from} to ${to}`,
       );
       if (mainMoves)
-        await this.db.update(docs).set({ path: to, updatedAt: this.clock.now() }).where(eq(docs.id, state.docId));
+        await this.db
+          .update(docs)
+          .set({ path: to, updatedAt: this.clock.now() })
+          .where(eq(docs.id, state.docId));
       return result;
     } catch (err) {
       if (mainMoves) state.docPath = from;
@@ -812,21 +886,26 @@ export class LocalStore {
             "two_spec_docs",
             `${other} and ${p.path} are in the same folder; a bundle holds one spec doc, so pick one or move the other to its own folder`,
           );
-        if (this.claimed.has(folder)) throw new ApiError("two_spec_docs", `${folder} already holds a spec doc`);
+        if (this.claimed.has(folder))
+          throw new ApiError("two_spec_docs", `${folder} already holds a spec doc`);
         folders.set(folder, p.path);
       }
       const texts = await Promise.all(picks.map((p) => readFile(join(this.root, p.path), "utf8")));
       // Compute every new text before writing any, so a bad file changes nothing.
       const next = picks.map((p, i) => write(texts[i]!, p.profile));
       for (let i = 0; i < picks.length; i++)
-        await atomicWrite(join(this.root, picks[i]!.path), new TextEncoder().encode(next[i]!));
+        await atomicWrite(join(this.root, picks[i]!.path), new TextEncoder().encode(next[i]));
       return picks.map((p) => folderOf(p.path));
     });
   }
 
   async dismissed(): Promise<Array<{ path: string; created_by: string; created_at: string }>> {
     const rows = await this.db.select().from(dismissedDocs).orderBy(asc(dismissedDocs.path));
-    return rows.map((r) => ({ path: r.path, created_by: r.createdBy, created_at: r.createdAt.toISOString() }));
+    return rows.map((r) => ({
+      path: r.path,
+      created_by: r.createdBy,
+      created_at: r.createdAt.toISOString(),
+    }));
   }
 
   async dismiss(path: string, by: string): Promise<{ path: string; created_by: string; created_at: string }> {

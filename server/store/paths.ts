@@ -19,7 +19,8 @@ export function safeRelativePath(input: string, field = "path"): string {
   if (input.length > MAX_PATH) fail(`is longer than ${MAX_PATH} characters`);
   if (input.includes("\0")) fail("contains a NUL byte");
   if (input.includes("\\")) fail("contains a backslash; use / between folders");
-  if (input.startsWith("/") || /^[A-Za-z]:/.test(input)) fail("is absolute; give a path relative to the bundle");
+  if (input.startsWith("/") || /^[A-Za-z]:/.test(input))
+    fail("is absolute; give a path relative to the bundle");
   if (input.endsWith("/")) fail("ends with /; name a file");
   for (const seg of input.split("/")) {
     if (seg === "") fail("has an empty segment (//)");

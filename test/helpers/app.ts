@@ -149,3 +149,8 @@ export async function problem(res: Response, status: number, code: string): Prom
     if (!(k in body)) throw new Error(`problem lacks ${k}: ${text}`);
   return body;
 }
+
+/** The JSON body of a response, typed by the caller (types come from the API schemas). */
+export async function json<T>(res: Response | Promise<Response>): Promise<T> {
+  return (await (await res).json()) as T;
+}

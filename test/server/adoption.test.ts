@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DB_KINDS, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import type { BundleList, Items } from "../helpers/types.js";
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
 
@@ -26,17 +27,19 @@ describe.each(DB_KINDS)("skipped and dismissed docs on %s", (kind) => {
       ],
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as any;
-    expect(body.items.map((b: any) => [b.slug, b.docs[0].profile_key]).sort()).toEqual([
+    const body = await json<BundleList>(res);
+    expect(body.items.map((b) => [b.slug, b.docs[0]!.profile_key]).sort()).toEqual([
       ["legacy/billing", "design"],
       ["notes", "prd"],
     ]);
     expect(readFileSync(join(t.root, "legacy/billing/spec.md"), "utf8")).toBe(
       "---\nowner: ana # keep me\ntype: design\n---\n# Billing\n",
     );
-    expect(readFileSync(join(t.root, "notes/meeting-2026-10-01.md"), "utf8")).toMatch(/^---\ntype: prd\n---\n\n# Checkout sync/);
-    const skipped = (await (await t.req("GET", "/skipped")).json()) as any;
-    expect(skipped.items.map((i: any) => i.path)).toEqual(["README.md", "legacy/notes.md"]);
+    expect(readFileSync(join(t.root, "notes/meeting-2026-10-01.md"), "utf8")).toMatch(
+      /^---\ntype: prd\n---\n\n# Checkout sync/,
+    );
+    const skipped = await json<Items<{ path: string }>>(t.req("GET", "/skipped"));
+    expect(skipped.items.map((i) => i.path)).toEqual(["README.md", "legacy/notes.md"]);
   });
 
   it("refuses picks that would put two spec docs in one folder, or a file that is not skipped, writing nothing", async () => {
@@ -60,19 +63,31 @@ describe.each(DB_KINDS)("skipped and dismissed docs on %s", (kind) => {
       400,
       "validation_failed",
     );
-    await problem(await t.req("POST", "/skipped", { docs: [{ path: "pair/a.md", profile: "Bad Key" }] }), 400, "validation_failed");
-    await problem(await t.req("POST", "/skipped", { docs: [{ path: "../x.md", profile: "prd" }] }), 400, "bad_path");
-    await problem(await t.req("POST", "/skipped", "{not json", { "content-type": "application/json" }), 400, "invalid_json");
+    await problem(
+      await t.req("POST", "/skipped", { docs: [{ path: "pair/a.md", profile: "Bad Key" }] }),
+      400,
+      "validation_failed",
+    );
+    await problem(
+      await t.req("POST", "/skipped", { docs: [{ path: "../x.md", profile: "prd" }] }),
+      400,
+      "bad_path",
+    );
+    await problem(
+      await t.req("POST", "/skipped", "{not json", { "content-type": "application/json" }),
+      400,
+      "invalid_json",
+    );
   });
 
   it("dismisses a file so it is no longer offered, and takes the mark off again", async () => {
     const add = await t.req("POST", "/dismissed-docs", { path: "README.md" });
     expect(add.status).toBe(200);
     expect(await add.json()).toMatchObject({ path: "README.md", created_by: "admin" });
-    const list = (await (await t.req("GET", "/dismissed-docs")).json()) as any;
-    expect(list.items.map((i: any) => i.path)).toEqual(["README.md"]);
-    const skipped = (await (await t.req("GET", "/skipped")).json()) as any;
-    expect(skipped.items.map((i: any) => i.path)).toEqual(["notes/meeting-2026-10-01.md"]);
+    const list = await json<Items<{ path: string }>>(t.req("GET", "/dismissed-docs"));
+    expect(list.items.map((i) => i.path)).toEqual(["README.md"]);
+    const skipped = await json<Items<{ path: string }>>(t.req("GET", "/skipped"));
+    expect(skipped.items.map((i) => i.path)).toEqual(["notes/meeting-2026-10-01.md"]);
     const del = await t.req("DELETE", "/dismissed-docs?path=README.md");
     expect(del.status).toBe(200);
     await problem(await t.req("DELETE", "/dismissed-docs?path=README.md"), 404, "not_found");
@@ -96,11 +111,15 @@ describe("meta, me and render", () => {
       server_version: "0.0.0-test",
       mode: "local",
     });
-    expect(await (await t.req("GET", "/me")).json()).toMatchObject({ signed_in: true, user: { role: "admin" } });
+    expect(await (await t.req("GET", "/me")).json()).toMatchObject({
+      signed_in: true,
+      user: { role: "admin" },
+    });
   });
 
   it("renders markdown with each block's source position in UTF-8 bytes, frontmatter included", async () => {
-    const markdown = "---\ntype: prd\n---\n# Größe\n\nA paragraph.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>\n";
+    const markdown =
+      "---\ntype: prd\n---\n# Größe\n\nA paragraph.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>\n";
     const res = await t.req("POST", "/render", { markdown });
     expect(res.status).toBe(200);
     const { html } = (await res.json()) as { html: string };

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DB_KINDS, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import type { Bundle, BundleList, Items } from "../helpers/types.js";
+import type { DeletePlanSchema } from "../../server/routes/bundles/index.js";
+import type { z } from "@hono/zod-openapi";
+
+type DeletePlan = z.infer<typeof DeletePlanSchema>;
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
 
@@ -17,33 +22,33 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
   it("lists every bundle of the folder by slug, with its doc, and untyped markdown as skipped", async () => {
     const res = await t.req("GET", "/bundles");
     expect(res.status).toBe(200);
-    const body = (await res.json()) as any;
-    expect(body.items.map((b: any) => b.slug)).toEqual([
+    const body = await json<BundleList>(res);
+    expect(body.items.map((b) => b.slug)).toEqual([
       "checkout",
       "checkout/api",
       "checkout/design",
       "decisions/0001-use-postgres",
     ]);
-    const checkout = body.items[0];
+    const checkout = body.items[0]!;
     expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_reviewed" });
     expect(checkout.docs).toHaveLength(1);
-    expect(checkout.docs[0]).toMatchObject({
+    expect(checkout.docs[0]!).toMatchObject({
       path: "prd.md",
       profile_key: "prd",
       bundle_id: checkout.id,
       current_version: { number: 1, created_by: "local" },
     });
     expect(body.problems).toEqual([]);
-    const skipped = (await (await t.req("GET", "/skipped")).json()) as any;
-    expect(skipped.items.map((i: any) => i.path)).toEqual(["README.md", "notes/meeting-2026-10-01.md"]);
+    const skipped = await json<Items<{ path: string }>>(t.req("GET", "/skipped"));
+    expect(skipped.items.map((i) => i.path)).toEqual(["README.md", "notes/meeting-2026-10-01.md"]);
   });
 
   it("pages with a cursor and refuses a forged one", async () => {
-    const first = (await (await t.req("GET", "/bundles?limit=3")).json()) as any;
+    const first = await json<BundleList>(t.req("GET", "/bundles?limit=3"));
     expect(first.items).toHaveLength(3);
     expect(first.next_cursor).toBeTypeOf("string");
-    const second = (await (await t.req("GET", `/bundles?limit=3&cursor=${first.next_cursor}`)).json()) as any;
-    expect(second.items.map((b: any) => b.slug)).toEqual(["decisions/0001-use-postgres"]);
+    const second = await json<BundleList>(t.req("GET", `/bundles?limit=3&cursor=${first.next_cursor}`));
+    expect(second.items.map((b) => b.slug)).toEqual(["decisions/0001-use-postgres"]);
     expect(second.next_cursor).toBeUndefined();
     await problem(await t.req("GET", "/bundles?cursor=not-a-cursor"), 400, "bad_cursor");
     const bad = await problem(await t.req("GET", "/bundles?limit=0"), 400, "validation_failed");
@@ -55,8 +60,8 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     writeFileSync(join(t.root, "twins/a.md"), "---\ntype: prd\n---\n# A\n");
     writeFileSync(join(t.root, "twins/b.md"), "---\ntype: design\n---\n# B\n");
     await t.store.scanAll();
-    const body = (await (await t.req("GET", "/bundles")).json()) as any;
-    expect(body.items.map((b: any) => b.slug)).not.toContain("twins");
+    const body = await json<BundleList>(t.req("GET", "/bundles"));
+    expect(body.items.map((b) => b.slug)).not.toContain("twins");
     expect(body.problems).toEqual([{ path: "twins", message: expect.stringContaining("a.md, b.md") }]);
   });
 
@@ -64,19 +69,19 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     mkdirSync(join(t.root, "broken"));
     writeFileSync(join(t.root, "broken/spec.md"), "---\ntype: prd\ntitle: [unclosed\n---\n# Broken\n");
     await t.store.scanAll();
-    const body = (await (await t.req("GET", "/bundles")).json()) as any;
-    const broken = body.items.find((b: any) => b.slug === "broken");
-    expect(broken.docs[0].profile_key).toBe("prd");
-    expect(broken.docs[0].problems[0]).toMatchObject({
+    const body = await json<BundleList>(t.req("GET", "/bundles"));
+    const broken = body.items.find((b) => b.slug === "broken")!;
+    expect(broken.docs[0]!.profile_key).toBe("prd");
+    expect(broken.docs[0]!.problems![0]).toMatchObject({
       message: expect.stringContaining("invalid frontmatter"),
       line: 3,
     });
   });
 
   it("reads one bundle, and answers 404 problem for an unknown id and 400 for a bad one", async () => {
-    const list = (await (await t.req("GET", "/bundles")).json()) as any;
-    const id = list.items[1].id;
-    const one = (await (await t.req("GET", `/bundles/${id}`)).json()) as any;
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    const id = list.items[1]!.id;
+    const one = await json<Bundle>(t.req("GET", `/bundles/${id}`));
     expect(one.slug).toBe("checkout/api");
     await problem(await t.req("GET", "/bundles/00000000-0000-4000-8000-000000000000"), 404, "not_found");
     const bad = await problem(await t.req("GET", "/bundles/nope"), 400, "validation_failed");
@@ -84,7 +89,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
   });
 
   it("keeps bundle and doc ids across a restart on the same database", async () => {
-    const before = (await (await t.req("GET", "/bundles")).json()) as any;
+    const before = await json<BundleList>(t.req("GET", "/bundles"));
     await t.store.stop();
     const { LocalStore } = await import("../../server/store/local.js");
     const { silentLogger, systemClock } = await import("../../server/deps.js");
@@ -97,15 +102,15 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     });
     await again.start();
     const rows = await again.listBundleRows({ limit: 10 });
-    expect(rows.map((r) => r.b.id)).toEqual(before.items.map((b: any) => b.id));
+    expect(rows.map((r) => r.b.id)).toEqual(before.items.map((b) => b.id));
     expect(rows.map((r) => r.v.number)).toEqual([1, 1, 1, 1]);
     await again.stop();
   });
 
   it("shows the delete plan, then deletes the bundle's own files and records, leaving nested bundles", async () => {
-    const list = (await (await t.req("GET", "/bundles")).json()) as any;
-    const checkout = list.items.find((b: any) => b.slug === "checkout");
-    const plan = (await (await t.req("GET", `/bundles/${checkout.id}/delete-plan`)).json()) as any;
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    const checkout = list.items.find((b) => b.slug === "checkout")!;
+    const plan = await json<DeletePlan>(t.req("GET", `/bundles/${checkout.id}/delete-plan`));
     expect(plan).toMatchObject({
       source_kind: "local",
       action: "delete_files",
@@ -119,9 +124,9 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     expect(existsSync(join(t.root, "checkout/flow.svg"))).toBe(false);
     expect(existsSync(join(t.root, "checkout/api/api.md"))).toBe(true);
     await problem(await t.req("GET", `/bundles/${checkout.id}`), 404, "not_found");
-    await problem(await t.req("GET", `/docs/${checkout.docs[0].id}`), 404, "not_found");
-    const after = (await (await t.req("GET", "/bundles")).json()) as any;
-    expect(after.items.map((b: any) => b.slug)).toEqual([
+    await problem(await t.req("GET", `/docs/${checkout.docs[0]!.id}`), 404, "not_found");
+    const after = await json<BundleList>(t.req("GET", "/bundles"));
+    expect(after.items.map((b) => b.slug)).toEqual([
       "checkout/api",
       "checkout/design",
       "decisions/0001-use-postgres",

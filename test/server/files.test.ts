@@ -2,17 +2,25 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { unzipSync } from "fflate";
-import { DB_KINDS, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import type { BundleList, Diff, FileList, Items, SpecDoc, Version, WriteResult } from "../helpers/types.js";
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
 
 async function checkoutDoc(t: TestApp): Promise<{ id: string; base: string }> {
-  const list = (await (await t.req("GET", "/bundles")).json()) as any;
-  const doc = list.items.find((b: any) => b.slug === "checkout").docs[0];
+  const list = await json<BundleList>(t.req("GET", "/bundles"));
+  const doc = list.items.find((b) => b.slug === "checkout")!.docs[0]!;
   return { id: doc.id, base: doc.current_version.id };
 }
 
-async function put(t: TestApp, docId: string, path: string, body: string | Uint8Array, base: string, extra = "") {
+async function put(
+  t: TestApp,
+  docId: string,
+  path: string,
+  body: string | Uint8Array,
+  base: string,
+  extra = "",
+) {
   return t.req(
     "PUT",
     `/docs/${docId}/files/content?path=${encodeURIComponent(path)}&base_version=${base}${extra}`,
@@ -36,7 +44,7 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const edited = original.replace("38%", "41%");
     const res = await put(t, id, "prd.md", edited, base, "&message=Fix%20the%20figure");
     expect(res.status).toBe(200);
-    const w = (await res.json()) as any;
+    const w = await json<WriteResult>(res);
     expect(w.changed).toBe(true);
     expect(w.version).toMatchObject({ number: 2, created_by: "admin", message: "Fix the figure" });
     expect(readFileSync(join(t.root, "checkout/prd.md"), "utf8")).toBe(edited);
@@ -50,21 +58,21 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const byNumber = await t.req("GET", `/docs/${id}/files/content?path=prd.md&version=1`);
     expect(await byNumber.text()).toBe(original);
 
-    const versions = (await (await t.req("GET", `/docs/${id}/versions`)).json()) as any;
-    expect(versions.items.map((v: any) => [v.number, v.created_by])).toEqual([
+    const versions = await json<Items<Version>>(t.req("GET", `/docs/${id}/versions`));
+    expect(versions.items.map((v) => [v.number, v.created_by])).toEqual([
       [2, "admin"],
       [1, "local"],
     ]);
-    const doc = (await (await t.req("GET", `/docs/${id}`)).json()) as any;
+    const doc = await json<SpecDoc>(t.req("GET", `/docs/${id}`));
     expect(doc.current_version.id).toBe(w.version.id);
   });
 
   it("creates no version for a write that changes nothing", async () => {
     const { id, base } = await checkoutDoc(t);
     const same = readFileSync(join(t.root, "checkout/prd.md"));
-    const w = (await (await put(t, id, "prd.md", same, base)).json()) as any;
+    const w = await json<WriteResult>(put(t, id, "prd.md", same, base));
     expect(w).toMatchObject({ changed: false, version: { id: base, number: 1 } });
-    const versions = (await (await t.req("GET", `/docs/${id}/versions`)).json()) as any;
+    const versions = await json<Items<Version>>(t.req("GET", `/docs/${id}/versions`));
     expect(versions.items).toHaveLength(1);
   });
 
@@ -72,7 +80,11 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const { id, base } = await checkoutDoc(t);
     await put(t, id, "notes.txt", "first", base);
     const before = readFileSync(join(t.root, "checkout/prd.md"), "utf8");
-    const body = await problem(await put(t, id, "prd.md", "---\ntype: prd\n---\n# lost\n", base), 409, "version_conflict");
+    const body = await problem(
+      await put(t, id, "prd.md", "---\ntype: prd\n---\n# lost\n", base),
+      409,
+      "version_conflict",
+    );
     expect(body.current_version).toMatchObject({ number: 2 });
     expect(readFileSync(join(t.root, "checkout/prd.md"), "utf8")).toBe(before);
   });
@@ -85,7 +97,7 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(49);
-    const winner = (await results[statuses.indexOf(200)]!.json()) as any;
+    const winner = await json<WriteResult>(results[statuses.indexOf(200)]!);
     const onDisk = readFileSync(join(t.root, "checkout/race.txt"), "utf8");
     expect(onDisk).toMatch(/^writer \d+\n$/);
     const stored = await t.req("GET", `/docs/${id}/files/content?path=race.txt&version=${winner.version.id}`);
@@ -95,8 +107,11 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
 
   it("records edits made on disk as versions by local, and a write based on the old version conflicts", async () => {
     const { id, base } = await checkoutDoc(t);
-    writeFileSync(join(t.root, "checkout/prd.md"), readFileSync(join(t.root, "checkout/prd.md"), "utf8") + "\nEdited in vim.\n");
-    const versions = (await (await t.req("GET", `/docs/${id}/versions`)).json()) as any;
+    writeFileSync(
+      join(t.root, "checkout/prd.md"),
+      readFileSync(join(t.root, "checkout/prd.md"), "utf8") + "\nEdited in vim.\n",
+    );
+    const versions = await json<Items<Version>>(t.req("GET", `/docs/${id}/versions`));
     expect(versions.items[0]).toMatchObject({ number: 2, created_by: "local" });
     await problem(await put(t, id, "prd.md", "---\ntype: prd\n---\n", base), 409, "version_conflict");
   });
@@ -104,32 +119,41 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
   it("lists the files of a version with sizes, hashes and media types; non-UTF-8 files are bytes", async () => {
     const { id, base } = await checkoutDoc(t);
     const bin = new Uint8Array([0xff, 0xfe, 0x00, 0x81, 0x41]);
-    const w = (await (await put(t, id, "data/blob.md", bin, base)).json()) as any;
-    const files = (await (await t.req("GET", `/docs/${id}/files`)).json()) as any;
+    const w = await json<WriteResult>(put(t, id, "data/blob.md", bin, base));
+    const files = await json<FileList>(t.req("GET", `/docs/${id}/files`));
     expect(files.version.id).toBe(w.version.id);
-    expect(files.items.map((f: any) => f.path)).toEqual(["data/blob.md", "flow.svg", "prd.md"]);
+    expect(files.items.map((f) => f.path)).toEqual(["data/blob.md", "flow.svg", "prd.md"]);
     expect(files.items[0]).toMatchObject({ size: 5, text: false, media_type: "application/octet-stream" });
     expect(files.items[2]).toMatchObject({ text: true, media_type: "text/markdown; charset=utf-8" });
     const raw = await t.req("GET", `/docs/${id}/files/content?path=data/blob.md`);
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bin);
-    const v1 = (await (await t.req("GET", `/docs/${id}/files?version=1`)).json()) as any;
-    expect(v1.items.map((f: any) => f.path)).toEqual(["flow.svg", "prd.md"]);
+    const v1 = await json<FileList>(t.req("GET", `/docs/${id}/files?version=1`));
+    expect(v1.items.map((f) => f.path)).toEqual(["flow.svg", "prd.md"]);
   });
 
   it("deletes and renames files as versions; the spec doc cannot be deleted or untyped", async () => {
     const { id, base } = await checkoutDoc(t);
-    const del = (await (await t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${base}`)).json()) as any;
+    const del = await json<WriteResult>(
+      t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${base}`),
+    );
     expect(del).toMatchObject({ changed: true, version: { number: 2, message: "Delete flow.svg" } });
     expect(existsSync(join(t.root, "checkout/flow.svg"))).toBe(false);
-    await problem(await t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${del.version.id}`), 404, "file_not_found");
+    await problem(
+      await t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${del.version.id}`),
+      404,
+      "file_not_found",
+    );
 
-    const ren = await t.req("POST", `/docs/${id}/files/rename?base_version=${del.version.id}`, { from: "prd.md", to: "requirements.md" });
+    const ren = await t.req("POST", `/docs/${id}/files/rename?base_version=${del.version.id}`, {
+      from: "prd.md",
+      to: "requirements.md",
+    });
     expect(ren.status).toBe(200);
-    const r = (await ren.json()) as any;
+    const r = await json<WriteResult>(ren);
     expect(r.version.number).toBe(3);
     expect(existsSync(join(t.root, "checkout/requirements.md"))).toBe(true);
     expect(existsSync(join(t.root, "checkout/prd.md"))).toBe(false);
-    const doc = (await (await t.req("GET", `/docs/${id}`)).json()) as any;
+    const doc = await json<SpecDoc>(t.req("GET", `/docs/${id}`));
     expect(doc.path).toBe("requirements.md");
 
     await problem(
@@ -138,9 +162,16 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
       "main_doc_required",
     );
     await problem(await put(t, id, "requirements.md", "# no type\n", r.version.id), 409, "main_doc_required");
-    await problem(await put(t, id, "second.md", "---\ntype: adr\n---\n# Two\n", r.version.id), 409, "two_spec_docs");
     await problem(
-      await t.req("POST", `/docs/${id}/files/rename?base_version=${r.version.id}`, { from: "nope.md", to: "x.md" }),
+      await put(t, id, "second.md", "---\ntype: adr\n---\n# Two\n", r.version.id),
+      409,
+      "two_spec_docs",
+    );
+    await problem(
+      await t.req("POST", `/docs/${id}/files/rename?base_version=${r.version.id}`, {
+        from: "nope.md",
+        to: "x.md",
+      }),
       404,
       "file_not_found",
     );
@@ -157,7 +188,7 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const { id, base } = await checkoutDoc(t);
     const body = await problem(await put(t, id, decodeURIComponent(path), "x", base), 400, "bad_path");
     expect(String(body.detail)).toContain(why);
-    const versions = (await (await t.req("GET", `/docs/${id}/versions`)).json()) as any;
+    const versions = await json<Items<Version>>(t.req("GET", `/docs/${id}/versions`));
     expect(versions.items).toHaveLength(1);
   });
 
@@ -179,8 +210,12 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     ]);
     const big = new Uint8Array(1024 * 1024 + 1);
     await problem(await put(t, id, "big.bin", big, base), 413, "file_too_large");
-    const ok = (await (await put(t, id, "a.bin", new Uint8Array(1024 * 1024 - 10), base)).json()) as any;
-    await problem(await put(t, id, "b.bin", new Uint8Array(1024 * 1024 - 10), ok.version.id), 413, "bundle_too_large");
+    const ok = await json<WriteResult>(put(t, id, "a.bin", new Uint8Array(1024 * 1024 - 10), base));
+    await problem(
+      await put(t, id, "b.bin", new Uint8Array(1024 * 1024 - 10), ok.version.id),
+      413,
+      "bundle_too_large",
+    );
     expect(existsSync(join(t.root, "checkout/b.bin"))).toBe(false);
   });
 
@@ -188,8 +223,8 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     const { id } = await checkoutDoc(t);
     const missing = await problem(await put(t, id, "x.txt", "x", ""), 400, "validation_failed");
     expect(JSON.stringify(missing.errors)).toContain("query.base_version");
-    const list = (await (await t.req("GET", "/bundles")).json()) as any;
-    const other = list.items.find((b: any) => b.slug === "checkout/api").docs[0].current_version.id;
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    const other = list.items.find((b) => b.slug === "checkout/api")!.docs[0]!.current_version.id;
     await problem(await t.req("GET", `/docs/${id}/files?version=${other}`), 400, "bad_version");
     await problem(await t.req("GET", `/docs/${id}/files/content?path=nope.md`), 404, "file_not_found");
     await problem(await t.req("GET", `/docs/00000000-0000-4000-8000-000000000000/files`), 404, "not_found");
@@ -198,20 +233,28 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
   it("diffs two versions by file and by section of the main doc", async () => {
     const { id, base } = await checkoutDoc(t);
     const text = readFileSync(join(t.root, "checkout/prd.md"), "utf8");
-    const edited = text.replace("Signed-in shoppers on web and mobile web.", "Signed-in shoppers on web, mobile web and the app.");
-    const w = (await (await put(t, id, "prd.md", edited, base)).json()) as any;
+    const edited = text.replace(
+      "Signed-in shoppers on web and mobile web.",
+      "Signed-in shoppers on web, mobile web and the app.",
+    );
+    const w = await json<WriteResult>(put(t, id, "prd.md", edited, base));
     await put(t, id, "extra.txt", "new", w.version.id);
-    const diff = (await (await t.req("GET", `/docs/${id}/diff?from=1&to=${w.version.id}`)).json()) as any;
+    const diff = await json<Diff>(t.req("GET", `/docs/${id}/diff?from=1&to=${w.version.id}`));
     expect(diff.from.number).toBe(1);
     expect(diff.to.number).toBe(2);
     expect(diff.files).toHaveLength(1);
     expect(diff.files[0]).toMatchObject({ path: "prd.md", change: "modified", additions: 1, deletions: 1 });
-    expect(diff.files[0].patch).toContain("+Signed-in shoppers on web, mobile web and the app.");
+    expect(diff.files[0]!.patch).toContain("+Signed-in shoppers on web, mobile web and the app.");
     expect(diff.sections).toEqual([
-      expect.objectContaining({ heading_path: ["One-page checkout", "Users"], change: "modified", additions: 1, deletions: 1 }),
+      expect.objectContaining({
+        heading_path: ["One-page checkout", "Users"],
+        change: "modified",
+        additions: 1,
+        deletions: 1,
+      }),
     ]);
-    const latest = (await (await t.req("GET", `/docs/${id}/diff`)).json()) as any;
-    expect(latest.files.map((f: any) => [f.path, f.change])).toEqual([["extra.txt", "added"]]);
+    const latest = await json<Diff>(t.req("GET", `/docs/${id}/diff`));
+    expect(latest.files.map((f) => [f.path, f.change])).toEqual([["extra.txt", "added"]]);
     expect(latest.sections).toEqual([]);
   });
 
@@ -223,6 +266,8 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     expect(res.headers.get("content-type")).toBe("application/zip");
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     expect(Object.keys(files).sort()).toEqual(["checkout/flow.svg", "checkout/prd.md"]);
-    expect(new TextDecoder().decode(files["checkout/prd.md"])).toBe(readFileSync(join(DEMO, "checkout/prd.md"), "utf8"));
+    expect(new TextDecoder().decode(files["checkout/prd.md"])).toBe(
+      readFileSync(join(DEMO, "checkout/prd.md"), "utf8"),
+    );
   });
 });

@@ -5,7 +5,13 @@ import { BundleIdParams, BundleListSchema, BundleSchema, SpecDocSchema } from ".
 import { bundleView } from "../../views.js";
 
 const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50).openapi({ description: "items per page (1-500)" }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(50)
+    .openapi({ description: "items per page (1-500)" }),
   cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
 });
 
@@ -61,7 +67,10 @@ export default function bundleRoutes() {
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const rows = await store.listBundleRows({ limit: limit + 1, after });
       const page = rows.slice(0, limit);
-      const body: z.infer<typeof BundleListSchema> = { items: page.map(bundleView), problems: store.problems() };
+      const body: z.infer<typeof BundleListSchema> = {
+        items: page.map(bundleView),
+        problems: store.problems(),
+      };
       if (rows.length > limit) body.next_cursor = encodeCursor(page[page.length - 1]!.b.slug);
       return c.json(body, 200);
     },

@@ -63,9 +63,17 @@ export function diffFiles(from: Map<string, Uint8Array>, to: Map<string, Uint8Ar
       change,
       binary: false,
       ...counts(ta, tb),
-      patch: createTwoFilesPatch(a ? `a/${path}` : "/dev/null", b ? `b/${path}` : "/dev/null", ta, tb, "", "", {
-        context: 3,
-      }),
+      patch: createTwoFilesPatch(
+        a ? `a/${path}` : "/dev/null",
+        b ? `b/${path}` : "/dev/null",
+        ta,
+        tb,
+        "",
+        "",
+        {
+          context: 3,
+        },
+      ),
     });
   }
   return out;
@@ -83,7 +91,9 @@ export function diffSections(from: string, to: string): SectionDiff[] {
       change,
       ...counts(a, b),
       patch: structuredPatch("before", "after", a, b, "", "", { context: 2 })
-        .hunks.map((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join("\n"))
+        .hunks.map((h) =>
+          [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join("\n"),
+        )
         .join("\n"),
     });
   for (const s of after) {

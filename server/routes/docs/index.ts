@@ -31,7 +31,9 @@ const FileEntrySchema = z
   })
   .openapi("BundleFile");
 
-const FileListSchema = z.object({ version: VersionSchema, items: z.array(FileEntrySchema) }).openapi("BundleFiles");
+const FileListSchema = z
+  .object({ version: VersionSchema, items: z.array(FileEntrySchema) })
+  .openapi("BundleFiles");
 
 const VersionListSchema = z
   .object({ items: z.array(VersionSchema), next_cursor: z.string().optional() })
@@ -64,11 +66,13 @@ const DiffSchema = z
   })
   .openapi("VersionDiff");
 
-const PathQuery = z.object({ path: z.string().min(1).openapi({ description: "file path inside the bundle" }) });
+const PathQuery = z.object({
+  path: z.string().min(1).openapi({ description: "file path inside the bundle" }),
+});
 
 async function current(c: Context<Env>, docId: string) {
   const { store } = deps(c);
-  const bundleId = await store.bundleIdOfDoc(docId);
+  const bundleId = store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
   return { store, bundleId };
 }
@@ -99,7 +103,10 @@ export default function docRoutes() {
       summary: "files of a bundle version; default is the current version",
       tags: ["files"],
       request: { params: DocIdParams, query: z.object({ version: VersionRef }) },
-      responses: { 200: jsonResponse(FileListSchema, "The files of the version, by path"), ...errorResponses },
+      responses: {
+        200: jsonResponse(FileListSchema, "The files of the version, by path"),
+        ...errorResponses,
+      },
     }),
     async (c) => {
       const { docId } = c.req.valid("param");
@@ -182,7 +189,7 @@ export default function docRoutes() {
       if (announced > maxFileMb * 1024 * 1024) throw new TooLargeError("file", announced, maxFileMb);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       const existed = await store
-        .resolveVersion(await store.bundleIdOfDoc(docId))
+        .resolveVersion(store.bundleIdOfDoc(docId))
         .then((v) => store.fileBytes(v.id, path))
         .then(
           () => true,
@@ -216,7 +223,7 @@ export default function docRoutes() {
       const { path, base_version, message } = c.req.valid("query");
       safeRelativePath(path);
       const { store } = deps(c);
-      const head = await store.resolveVersion(await store.bundleIdOfDoc(docId));
+      const head = await store.resolveVersion(store.bundleIdOfDoc(docId));
       await store.fileBytes(head.id, path); // 404 file_not_found when there is nothing to delete
       const result = await store.write(
         docId,
@@ -274,7 +281,10 @@ export default function docRoutes() {
       const { docId } = c.req.valid("param");
       const { limit, cursor } = c.req.valid("query");
       const { store, bundleId } = await current(c, docId);
-      const rows = await store.versions(bundleId, { limit: limit + 1, before: cursor ? Number(cursor) : undefined });
+      const rows = await store.versions(bundleId, {
+        limit: limit + 1,
+        before: cursor ? Number(cursor) : undefined,
+      });
       const items = rows.slice(0, limit);
       const body: z.infer<typeof VersionListSchema> = { items };
       if (rows.length > limit) body.next_cursor = String(items[items.length - 1]!.number);
@@ -291,8 +301,12 @@ export default function docRoutes() {
       request: {
         params: DocIdParams,
         query: z.object({
-          from: VersionRef.openapi({ description: "older version (id or number); default: the one before `to`" }),
-          to: VersionRef.openapi({ description: "newer version (id or number); default: the current version" }),
+          from: VersionRef.openapi({
+            description: "older version (id or number); default: the one before `to`",
+          }),
+          to: VersionRef.openapi({
+            description: "newer version (id or number); default: the current version",
+          }),
         }),
       },
       responses: { 200: jsonResponse(DiffSchema, "What changed from `from` to `to`"), ...errorResponses },

@@ -3,7 +3,12 @@ import { renderMarkdown } from "../../../core/render/html.js";
 import { createRouter, errorResponses, jsonBody, jsonResponse } from "../../http.js";
 
 const RenderBody = z
-  .object({ markdown: z.string().max(10 * 1024 * 1024).openapi({ description: "markdown text, frontmatter allowed" }) })
+  .object({
+    markdown: z
+      .string()
+      .max(10 * 1024 * 1024)
+      .openapi({ description: "markdown text, frontmatter allowed" }),
+  })
   .openapi("RenderRequest");
 
 const RenderResult = z

@@ -11,9 +11,7 @@ export const ProfileKey = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a profile key: lowercase letters, digits, - and _")
   .openapi({ description: "profile key (doc type)" });
 
-const SkippedSchema = z
-  .object({ items: z.array(z.object({ path: z.string() })) })
-  .openapi("SkippedDocs");
+const SkippedSchema = z.object({ items: z.array(z.object({ path: z.string() })) }).openapi("SkippedDocs");
 
 const AdoptSkippedBody = z
   .object({
