@@ -24,6 +24,7 @@ export interface SarifOptions {
   toolVersion: string;
   /** Profiles, to describe rules. */
   profiles?: readonly Profile[];
+  /** The tool's repository URL; rules then get a helpUri to their docs/checks page. */
   informationUri?: string;
 }
 
@@ -67,7 +68,7 @@ export interface SarifLog {
         name: string;
         version: string;
         semanticVersion: string;
-        informationUri: string;
+        informationUri?: string;
         rules: SarifRule[];
       };
     };
@@ -89,7 +90,7 @@ function ruleName(id: string): string {
 }
 
 export function toSarif(docs: readonly SarifDoc[], options: SarifOptions): SarifLog {
-  const infoUri = options.informationUri ?? "https://github.com/spec-review/spec-review";
+  const infoUri = options.informationUri;
   const rules: SarifRule[] = [];
   const ruleIndex = new Map<string, number>();
   const ruleFor = (doc: SarifDoc, f: Finding): number => {
@@ -112,7 +113,7 @@ export function toSarif(docs: readonly SarifDoc[], options: SarifOptions): Sarif
     };
     if (entry) {
       rule.properties.kind = entry.kind;
-      rule.helpUri = `${infoUri}/blob/main/docs/checks/${entry.kind}.md`;
+      if (infoUri) rule.helpUri = `${infoUri.replace(/\/$/, "")}/blob/main/docs/checks/${entry.kind}.md`;
       if (entry.description && entry.message) rule.fullDescription = { text: entry.message };
     }
     index = rules.length;
@@ -159,7 +160,7 @@ export function toSarif(docs: readonly SarifDoc[], options: SarifOptions): Sarif
             name: "spec-review",
             version: options.toolVersion,
             semanticVersion: options.toolVersion,
-            informationUri: infoUri,
+            ...(infoUri ? { informationUri: infoUri } : {}),
             rules,
           },
         },
