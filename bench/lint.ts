@@ -3,13 +3,14 @@
  *
  * 1. Generates a corpus of 2,000 spec docs (about 20 MB: headings, lists, tables, code,
  *    links) in a temp folder, one bundle per doc, and times in one run:
- *    - `spec-review lint <corpus>` (the CLI as a subprocess, from dist/ when built, else via tsx)
+ *    - `spec-review lint <corpus>` (the CLI as a subprocess, via tsx; with --built from dist/)
  *    - `markdownlint-cli2 "**\/*.md"` with its default rules, over the same files
  *    and prints both wall times and the ratio (aim: ours <= 0.5x).
  * 2. Re-lints one 100 KB doc in process after a one-line change, many times, and prints
  *    the p50 and p95 (aim: p50 < 20 ms).
  *
- * Options: --docs N (default 2000), --kb N (size per doc, default 10), --keep (keep the corpus).
+ * Options: --docs N (default 2000), --kb N (size per doc, default 10), --keep (keep the
+ * corpus), --built (time dist/cli/main.js instead of the source).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     docs: { type: "string", default: "2000" },
     kb: { type: "string", default: "10" },
     keep: { type: "boolean", default: false },
+    built: { type: "boolean", default: false },
   },
 });
 const DOCS = Number(values.docs);
@@ -181,14 +183,17 @@ for (let i = 0; i < DOCS; i++) {
 }
 process.stdout.write(`corpus: ${DOCS} docs, ${(total / 1024 / 1024).toFixed(1)} MB in ${corpus}\n`);
 
+// From source by default, so the figures are those of the code in the tree; --built
+// times dist/ (run `npm run build` first).
 const built = join(root, "dist", "cli", "main.js");
-const ours = existsSync(built)
-  ? { cmd: process.execPath, args: [built, "lint", corpus], how: "node dist/cli/main.js" }
-  : {
-      cmd: join(root, "node_modules", ".bin", "tsx"),
-      args: [join(root, "cli", "main.ts"), "lint", corpus],
-      how: "tsx cli/main.ts",
-    };
+const ours =
+  values.built && existsSync(built)
+    ? { cmd: process.execPath, args: [built, "lint", corpus], how: "node dist/cli/main.js" }
+    : {
+        cmd: join(root, "node_modules", ".bin", "tsx"),
+        args: [join(root, "cli", "main.ts"), "lint", corpus],
+        how: "tsx cli/main.ts",
+      };
 const mdl = { cmd: join(root, "node_modules", ".bin", "markdownlint-cli2"), args: ["**/*.md"] };
 
 const oursMs = time("spec-review lint", ours.cmd, ours.args, root);
