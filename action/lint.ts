@@ -90,13 +90,13 @@ export function walkFiles(root: string): string[] {
   return out.sort();
 }
 
-/** The bundles of the checked-out tree. */
-export function scanWorkspace(root: string): Discovery {
-  return discoverBundles(
-    walkFiles(root),
-    (f) => readFileSync(join(root, f), "utf8"),
-    basename(resolve(root)),
-  );
+/**
+ * The bundles of the checkout. `exclude` lists folders (relative to `root`) left out:
+ * the profiles folder in use, whose templates name a type but are not specs.
+ */
+export function scanWorkspace(root: string, exclude: readonly string[] = []): Discovery {
+  const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+  return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
 }
 
 /** Bundles and invalid folders to report. */
@@ -318,18 +318,24 @@ export function lintSelection(
   ].sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0));
 }
 
+export interface LintTouchedOptions {
+  /** Paths (relative to the checkout) the pull request changes; undefined lints every bundle. */
+  changed?: readonly string[];
+  /** The `paths` patterns; empty selects every bundle. */
+  patterns?: readonly string[];
+  profiles: readonly Profile[];
+  /** Where the checkout sits in the repository ("" at its root). */
+  prefix?: string;
+  /** Folders (relative to the checkout) not to look for bundles in. */
+  exclude?: readonly string[];
+}
+
 /**
- * The one call the Action makes: lint the bundles of the checkout at `workspace` that
- * `changed` touches (every bundle when `changed` is undefined), narrowed by `patterns`.
+ * The one call the Action makes: lint the bundles of the checkout at `root` that the
+ * change touches (every bundle without one), narrowed by the patterns.
  */
-export function lintTouched(
-  workspace: string,
-  changed: readonly string[] | undefined,
-  patterns: readonly string[],
-  profiles: readonly Profile[],
-  prefix = "",
-): BundleResult[] {
-  const discovery = scanWorkspace(workspace);
-  const all: Selection = changed ? touchedBundles(discovery, changed) : discovery;
-  return lintSelection(workspace, selectBundles(all, patterns), profiles, prefix);
+export function lintTouched(root: string, options: LintTouchedOptions): BundleResult[] {
+  const discovery = scanWorkspace(root, options.exclude);
+  const all: Selection = options.changed ? touchedBundles(discovery, options.changed) : discovery;
+  return lintSelection(root, selectBundles(all, options.patterns ?? []), options.profiles, options.prefix);
 }

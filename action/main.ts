@@ -193,7 +193,15 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
       notes.push(`Could not list the pull request's files (${reason}); linted ${scope} instead.`);
     }
   }
-  const results = lintTouched(root, changed, inputs.paths, profiles, prefix);
+  const profilesRel = posix(relative(root, profilesDir.dir));
+  const exclude = profilesRel.startsWith("..") || isAbsolute(profilesRel) ? [] : [profilesRel];
+  const results = lintTouched(root, {
+    ...(changed ? { changed } : {}),
+    patterns: inputs.paths,
+    profiles,
+    prefix,
+    exclude,
+  });
   const ready = isReady(results);
   core.info(headline(results));
   for (const r of results)

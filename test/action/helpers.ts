@@ -43,3 +43,17 @@ export function client(): GitHubClient {
     request: { fetch: (url: string, init: RequestInit) => fetch(url, init) },
   });
 }
+
+/** The outputs a step wrote to its GITHUB_OUTPUT file (`name<<delimiter` blocks). */
+export function readOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<=]+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i]!);
+    out[m[1]!] = value.join("\n");
+  }
+  return out;
+}
