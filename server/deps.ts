@@ -4,6 +4,8 @@
  */
 import type { Db } from "./db/index.js";
 import type { LocalStore } from "./store/local.js";
+import type { ProfileRegistry } from "./profiles.js";
+import type { RunService } from "./runs.js";
 
 export interface Clock {
   now(): Date;
@@ -19,6 +21,8 @@ export interface Logger {
 export interface Deps {
   db: Db;
   store: LocalStore;
+  profiles: ProfileRegistry;
+  runs: RunService;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

@@ -7,7 +7,9 @@ import { createApp } from "./app.js";
 import { LocalStore } from "./store/local.js";
 import { jsonLogger, systemClock } from "./deps.js";
 import { limitsFrom } from "./settings.js";
-import { packageVersion } from "./paths.js";
+import { packageRoot, packageVersion } from "./paths.js";
+import { ProfileRegistry } from "./profiles.js";
+import { RunService } from "./runs.js";
 
 export interface StartOptions {
   folder: string;
@@ -42,10 +44,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     watch: opts.watch,
     limits: limitsFrom(database.db),
   });
+  const profiles = new ProfileRegistry(database.db, systemClock, logger, join(packageRoot(), "profiles"));
+  await profiles.start();
+  const runs = new RunService(database.db, store, profiles, systemClock, logger);
+  runs.listen();
   await store.start();
+  // Docs whose current version has no lint run yet (first start, or a new release) get one.
+  runs.catchUp().catch((err: unknown) => logger.error("lint catch-up failed", { error: String(err) }));
   const app = createApp({
     db: database.db,
     store,
+    profiles,
+    runs,
     clock: systemClock,
     logger,
     mode: "local",
@@ -63,7 +73,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     port,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      runs.stop();
       await store.stop();
+      await runs.idle();
       await database.close();
     },
   };

@@ -3,6 +3,7 @@
  */
 import type { bundles, docs, versions } from "./db/schema.js";
 import type { Bundle, SpecDoc, Version } from "./schemas/common.js";
+import { docVerdict, type RunRow } from "./runs.js";
 
 export interface BundleRow {
   b: typeof bundles.$inferSelect;
@@ -20,7 +21,7 @@ export function versionView(v: typeof versions.$inferSelect): Version {
   };
 }
 
-export function docView(row: BundleRow): SpecDoc {
+export function docView(row: BundleRow, run?: RunRow): SpecDoc {
   const { b, d, v } = row;
   const doc: SpecDoc = {
     id: d.id,
@@ -35,6 +36,14 @@ export function docView(row: BundleRow): SpecDoc {
     status: d.status as SpecDoc["status"],
   };
   if (d.problems && d.problems.length > 0) doc.problems = d.problems;
+  const verdict = docVerdict(run, v.number);
+  if (verdict) doc.verdict = verdict;
+  if (run && run.versionNumber === v.number) {
+    if (run.status === "failed" && run.error) doc.run_error = run.error;
+    if (run.adopt && (run.adopt.type !== undefined || run.adopt.size !== undefined)) doc.adopt = run.adopt;
+  }
+  const next = nextAction(doc);
+  if (next) doc.next_action = next;
   return doc;
 }
 
@@ -47,8 +56,8 @@ export function bundleState(list: SpecDoc[]): Bundle["state"] {
   return "build_ready";
 }
 
-export function bundleView(row: BundleRow): Bundle {
-  const doc = docView(row);
+export function bundleView(row: BundleRow, run?: RunRow): Bundle {
+  const doc = docView(row, run);
   const view: Bundle = {
     id: row.b.id,
     slug: row.b.slug,
@@ -60,4 +69,25 @@ export function bundleView(row: BundleRow): Bundle {
   };
   if (row.b.visibility) view.visibility = row.b.visibility as Bundle["visibility"];
   return view;
+}
+
+/**
+ * What to do next with a doc (contract 2.5): adopt the guessed frontmatter, fix the first
+ * open MUST findings, or run a full review. A single-doc read adds the target ids.
+ */
+export function nextAction(doc: SpecDoc): SpecDoc["next_action"] {
+  const v = doc.verdict;
+  if (doc.adopt) {
+    const keys = Object.keys(doc.adopt).join(" and ");
+    return { kind: "adopt", sentence: `Write the ${keys} the review guessed into the frontmatter.` };
+  }
+  if (!v || v.result === "stale") return undefined;
+  if (v.must > 0)
+    return {
+      kind: "fix",
+      sentence: `Fix ${v.must} MUST finding${v.must === 1 ? "" : "s"} to make the doc Build Ready.`,
+    };
+  if (v.kind === "lint" && v.result === "build_ready")
+    return { kind: "review", sentence: "Lint passes: run a full review to find what readers would build differently." };
+  return undefined;
 }

@@ -5,8 +5,10 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   customType,
   index,
+  integer,
   jsonb,
   pgTable,
   primaryKey,
@@ -131,3 +133,80 @@ export const settings = pgTable("settings", {
     .notNull()
     .default(sql`now()`),
 });
+
+/** Doc types. Built-ins are seeded from profiles/ at start and cannot be deleted. */
+export const profiles = pgTable("profiles", {
+  key: text("key").primaryKey(),
+  builtin: boolean("builtin").notNull(),
+  maintainers: jsonb("maintainers").$type<string[]>().notNull().default([]),
+  headNumber: integer("head_number").notNull(),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Every saved text of a profile: its YAML and its template. */
+export const profileVersions = pgTable(
+  "profile_versions",
+  {
+    key: text("key")
+      .notNull()
+      .references(() => profiles.key, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    yaml: text("yaml").notNull(),
+    template: text("template").notNull(),
+    createdBy: text("created_by").notNull(),
+    message: text("message").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.number] })],
+);
+
+/** Review runs: lint runs on every save, full reviews on request. */
+export const runs = pgTable(
+  "runs",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionId: uuid("version_id").notNull(),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    kind: text("kind").notNull(),
+    status: text("status").notNull(),
+    stage: text("stage"),
+    profileKey: text("profile_key").notNull(),
+    profileVersion: integer("profile_version"),
+    error: text("error"),
+    verdict: jsonb("verdict"),
+    adopt: jsonb("adopt").$type<{ type?: string; size?: string }>(),
+    stages: jsonb("stages").$type<Array<{ name: string; duration_ms: number }>>().notNull().default([]),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    startedAt: ts("started_at"),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [index("runs_doc_created").on(t.docId, t.createdAt)],
+);
+
+/** Findings of a run, in document order (`ord`). */
+export const findings = pgTable(
+  "findings",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    id: uuid("id").notNull(),
+    ord: integer("ord").notNull(),
+    checkSlug: text("check_slug").notNull(),
+    level: text("level").notNull(),
+    category: text("category").notNull(),
+    message: text("message").notNull(),
+    anchor: jsonb("anchor"),
+    stage: text("stage").notNull(),
+    relaxed: boolean("relaxed").notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.id] })],
+);

@@ -143,6 +143,7 @@ export const WriteResultSchema = z
   .object({
     version: VersionSchema,
     changed: z.boolean().openapi({ description: "false when the write left the bundle unchanged" }),
+    verdict: VerdictSchema.optional().openapi({ description: "the verdict of the lint run on `version`" }),
   })
   .openapi("WriteResult");
 

@@ -6,13 +6,17 @@ import { afterAll } from "vitest";
 import { sql } from "drizzle-orm";
 import { mkdtempSync, rmSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
 import { createApp } from "../../server/app.js";
 import { LocalStore } from "../../server/store/local.js";
 import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
 import { limitsFrom } from "../../server/settings.js";
+import { ProfileRegistry } from "../../server/profiles.js";
+import { RunService } from "../../server/runs.js";
+
+const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
 
 export const DB_KINDS: Array<"pglite" | "postgres"> = process.env.TEST_DATABASE_URL
   ? ["pglite", "postgres"]
@@ -76,6 +80,8 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   root: string;
   store: LocalStore;
+  runs: RunService;
+  profiles: ProfileRegistry;
   database: Database;
   /** Fetch through the app: `req("GET", "/bundles")` (the /api/v1 prefix is added). */
   req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -103,10 +109,16 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     watch: opts.watch ?? false,
     limits: limitsFrom(database.db),
   });
+  const profiles = new ProfileRegistry(database.db, clock, silentLogger, BUILTIN_PROFILES);
+  await profiles.start();
+  const runs = new RunService(database.db, store, profiles, clock, silentLogger);
+  runs.listen();
   await store.start();
   const app = createApp({
     db: database.db,
     store,
+    profiles,
+    runs,
     clock,
     logger: silentLogger,
     mode: "local",
@@ -128,10 +140,14 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     app,
     root,
     store,
+    runs,
+    profiles,
     database,
     req,
     close: async () => {
+      runs.stop();
       await store.stop();
+      await runs.idle();
       rmSync(root, { recursive: true, force: true });
     },
   };

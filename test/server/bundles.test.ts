@@ -20,6 +20,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
   });
 
   it("lists every bundle of the folder by slug, with its doc, and untyped markdown as skipped", async () => {
+    await t.runs.idle();
     const res = await t.req("GET", "/bundles");
     expect(res.status).toBe(200);
     const body = await json<BundleList>(res);
@@ -30,7 +31,9 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
       "decisions/0001-use-postgres",
     ]);
     const checkout = body.items[0]!;
-    expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_reviewed" });
+    expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_build_ready" });
+    expect(checkout.docs[0]!.verdict).toMatchObject({ kind: "lint", result: "not_build_ready", version_number: 1 });
+    expect(checkout.docs[0]!.verdict!.must).toBeGreaterThan(0);
     expect(checkout.docs).toHaveLength(1);
     expect(checkout.docs[0]!).toMatchObject({
       path: "prd.md",

@@ -62,13 +62,14 @@ export default function bundleRoutes() {
       responses: { 200: jsonResponse(BundleListSchema, "A page of bundles, by slug"), ...errorResponses },
     }),
     async (c) => {
-      const { store } = deps(c);
+      const { store, runs } = deps(c);
       const { limit, cursor } = c.req.valid("query");
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const rows = await store.listBundleRows({ limit: limit + 1, after });
       const page = rows.slice(0, limit);
+      const latest = await runs.latestRuns(page.map((r) => r.d.id));
       const body: z.infer<typeof BundleListSchema> = {
-        items: page.map(bundleView),
+        items: page.map((r) => bundleView(r, latest.get(r.d.id))),
         problems: store.problems(),
       };
       if (rows.length > limit) body.next_cursor = encodeCursor(page[page.length - 1]!.b.slug);
@@ -86,10 +87,12 @@ export default function bundleRoutes() {
       responses: { 200: jsonResponse(BundleSchema, "The bundle"), ...errorResponses },
     }),
     async (c) => {
-      const { store } = deps(c);
+      const { store, runs } = deps(c);
       const { bundleId } = c.req.valid("param");
       await store.refreshBundle(bundleId);
-      return c.json(bundleView(await store.bundleRow(bundleId)), 200);
+      await runs.idle();
+      const row = await store.bundleRow(bundleId);
+      return c.json(bundleView(row, (await runs.latestRuns([row.d.id])).get(row.d.id)), 200);
     },
   );
 

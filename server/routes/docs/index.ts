@@ -4,6 +4,9 @@ import { TooLargeError } from "../../errors.js";
 import { createRouter, deps, errorResponses, jsonResponse, notImplemented } from "../../http.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
 import { docView } from "../../views.js";
+import { docVerdict } from "../../runs.js";
+import type { WriteResult } from "../../store/local.js";
+import type { Verdict } from "../../schemas/common.js";
 import { LOCAL_ADMIN } from "../meta/index.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { asText, diffFiles, diffSections } from "./diff.js";
@@ -77,6 +80,15 @@ async function current(c: Context<Env>, docId: string) {
   return { store, bundleId };
 }
 
+/** A save's answer carries the verdict of its lint run (the run is started by the save itself). */
+async function withVerdict(c: Context<Env>, docId: string, result: WriteResult): Promise<WriteResult & { verdict?: Verdict }> {
+  const { runs, store } = deps(c);
+  const bundleId = store.bundleIdOfDoc(docId);
+  const run = await runs.lintVersion(bundleId, docId, result.version.id, result.version.number);
+  const verdict = docVerdict(run, result.version.number);
+  return verdict ? { ...result, verdict } : result;
+}
+
 export default function docRoutes() {
   const r = createRouter();
 
@@ -92,7 +104,15 @@ export default function docRoutes() {
     async (c) => {
       const { docId } = c.req.valid("param");
       const { store } = await current(c, docId);
-      return c.json(docView(await store.docRow(docId)), 200);
+      const { runs } = deps(c);
+      await runs.idle();
+      const run = (await runs.latestRuns([docId])).get(docId);
+      const doc = docView(await store.docRow(docId), run);
+      if (doc.next_action?.kind === "fix" && run) {
+        const first = (await runs.findings(run.id)).find((f) => f.level === "MUST");
+        if (first) doc.next_action.finding_id = first.id;
+      }
+      return c.json(doc, 200);
     },
   );
 
@@ -202,7 +222,7 @@ export default function docRoutes() {
         LOCAL_ADMIN.id,
         message ?? `${existed ? "Update" : "Add"} ${path}`,
       );
-      return c.json(result, 200);
+      return c.json(await withVerdict(c, docId, result), 200);
     },
   );
 
@@ -232,7 +252,7 @@ export default function docRoutes() {
         LOCAL_ADMIN.id,
         message ?? `Delete ${path}`,
       );
-      return c.json(result, 200);
+      return c.json(await withVerdict(c, docId, result), 200);
     },
   );
 
@@ -258,7 +278,8 @@ export default function docRoutes() {
       const { docId } = c.req.valid("param");
       const { base_version } = c.req.valid("query");
       const { from, to } = c.req.valid("json");
-      return c.json(await deps(c).store.rename(docId, base_version, from, to, LOCAL_ADMIN.id), 200);
+      const result = await deps(c).store.rename(docId, base_version, from, to, LOCAL_ADMIN.id);
+      return c.json(await withVerdict(c, docId, result), 200);
     },
   );
 

@@ -1,0 +1,211 @@
+/**
+ * Lint runs: every new version of a bundle (an API save or an edit on disk) is linted
+ * in process with core/lint, and the run, its findings in document order and its
+ * verdict are recorded. A save waits for its own run, so its answer carries the verdict.
+ */
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { lintBundle } from "../core/lint/index.js";
+import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
+import type { Db } from "./db/index.js";
+import { bundles, docs, findings, runs } from "./db/schema.js";
+import type { Clock, Logger } from "./deps.js";
+import { NotFoundError } from "./errors.js";
+import type { ProfileRegistry } from "./profiles.js";
+import type { LocalStore, VersionEvent } from "./store/local.js";
+import { Mutex } from "./store/mutex.js";
+import type { Verdict } from "./schemas/common.js";
+
+export type RunRow = typeof runs.$inferSelect;
+export type FindingRow = typeof findings.$inferSelect;
+
+export const LINT_AUTHOR = "lint";
+
+export class RunService {
+  private readonly inflight = new Map<string, Promise<RunRow>>();
+  private readonly queue = new Mutex();
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+  private readonly onVersion = (ev: VersionEvent) => {
+    this.lintVersion(ev.bundleId, ev.docId, ev.version.id, ev.version.number).catch((err: unknown) =>
+      this.logger.error("lint run failed", { doc: ev.docId, error: String(err) }),
+    );
+  };
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: LocalStore,
+    private readonly profiles: ProfileRegistry,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Lint every new version from now on. */
+  listen(): void {
+    this.store.events.on("version", this.onVersion);
+  }
+
+  stop(): void {
+    this.store.events.off("version", this.onVersion);
+  }
+
+  /** Lint the current version of every doc that has no run on it (after a start). */
+  async catchUp(): Promise<void> {
+    const rows = await this.db
+      .select({ docId: docs.id, bundleId: bundles.id, versionId: bundles.headVersionId, number: bundles.headNumber })
+      .from(docs)
+      .innerJoin(bundles, eq(bundles.id, docs.bundleId))
+      .where(
+        and(
+          sql`${bundles.headVersionId} is not null`,
+          sql`not exists (select 1 from ${runs} where ${runs.docId} = ${docs.id} and ${runs.versionId} = ${bundles.headVersionId} and ${runs.kind} = 'lint')`,
+        ),
+      );
+    await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
+  }
+
+  /** Resolves when no lint run is queued or running. */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The lint run of a version: started once, shared by everyone who asks. */
+  lintVersion(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
+    let run = this.inflight.get(versionId);
+    if (run) return run;
+    this.pending++;
+    run = this.queue
+      .run(() => this.lint(bundleId, docId, versionId, versionNumber))
+      .finally(() => {
+        this.inflight.delete(versionId);
+        if (--this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
+    this.inflight.set(versionId, run);
+    return run;
+  }
+
+  private async lint(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
+    const [existing] = await this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.versionId, versionId), eq(runs.docId, docId), eq(runs.kind, "lint")))
+      .orderBy(desc(runs.createdAt))
+      .limit(1);
+    if (existing) return existing;
+    const [doc] = await this.db.select().from(docs).where(eq(docs.id, docId));
+    if (!doc) throw new NotFoundError("doc", docId);
+    const started = this.clock.now();
+    const id = randomUUID();
+    const base = {
+      id,
+      docId,
+      bundleId,
+      versionId,
+      versionNumber,
+      kind: "lint",
+      createdBy: LINT_AUTHOR,
+      createdAt: started,
+      startedAt: started,
+    };
+    let result;
+    const t0 = performance.now();
+    try {
+      const files = await this.store.snapshot(versionId);
+      result = lintBundle({ files, mainPath: doc.path, profiles: this.profiles.list() });
+    } catch (err) {
+      const [row] = await this.db
+        .insert(runs)
+        .values({
+          ...base,
+          status: "failed",
+          profileKey: doc.profileKey,
+          error: `lint failed: ${err instanceof Error ? err.message : String(err)}`,
+          finishedAt: this.clock.now(),
+        })
+        .returning();
+      return row!;
+    }
+    const duration = Math.round((performance.now() - t0) * 1000) / 1000;
+    const profile = this.profiles.get(result.profile_key);
+    const verdict = computeVerdict({
+      findings: result.findings,
+      blockingThreads: countBlockingThreads([]),
+      kind: "lint",
+      runId: id,
+      versionNumber,
+      radarCategories: profile?.radar.map((r) => r.key),
+    });
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(runs)
+        .values({
+          ...base,
+          status: "done",
+          profileKey: result.profile_key,
+          profileVersion: this.profiles.versionOf(result.profile_key) ?? null,
+          verdict,
+          adopt: result.adopt ?? null,
+          stages: [{ name: "lint", duration_ms: duration }],
+          finishedAt: this.clock.now(),
+        })
+        .returning();
+      const rows = result.findings.map((f, ord) => ({
+        runId: id,
+        id: f.id,
+        ord,
+        checkSlug: f.check,
+        level: f.level,
+        category: f.category,
+        message: f.message,
+        anchor: f.anchor,
+        stage: "lint",
+        relaxed: f.relaxed,
+      }));
+      // The same finding id twice in one run would be a core bug; keep the first.
+      const seen = new Set<string>();
+      const unique = rows.filter((r) => !seen.has(r.id) && seen.add(r.id));
+      for (let i = 0; i < unique.length; i += 500) await tx.insert(findings).values(unique.slice(i, i + 500));
+      return row!;
+    });
+  }
+
+  /** The latest finished run of each doc (done or failed). */
+  async latestRuns(docIds: string[]): Promise<Map<string, RunRow>> {
+    if (docIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectDistinctOn([runs.docId])
+      .from(runs)
+      .where(and(inArray(runs.docId, docIds), inArray(runs.status, ["done", "failed"])))
+      .orderBy(runs.docId, desc(runs.createdAt), desc(runs.versionNumber));
+    return new Map(rows.map((r) => [r.docId, r]));
+  }
+
+  async get(runId: string): Promise<RunRow> {
+    const [row] = await this.db.select().from(runs).where(eq(runs.id, runId));
+    if (!row) throw new NotFoundError("run", runId);
+    return row;
+  }
+
+  async list(docId: string, opts: { limit: number; before?: Date }): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(opts.before ? and(eq(runs.docId, docId), lt(runs.createdAt, opts.before)) : eq(runs.docId, docId))
+      .orderBy(desc(runs.createdAt), desc(runs.versionNumber))
+      .limit(opts.limit);
+  }
+
+  async findings(runId: string): Promise<FindingRow[]> {
+    await this.get(runId);
+    return this.db.select().from(findings).where(eq(findings.runId, runId)).orderBy(asc(findings.ord));
+  }
+}
+
+/** The verdict a doc shows: the latest run's, `stale` when that run read an older version. */
+export function docVerdict(run: RunRow | undefined, currentNumber: number): Verdict | undefined {
+  if (!run?.verdict) return undefined;
+  const verdict = { ...(run.verdict as Verdict) };
+  if (run.versionNumber !== currentNumber) verdict.result = "stale";
+  return verdict;
+}
