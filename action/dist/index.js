@@ -64627,7 +64627,7 @@ function ruleName(id) {
         .join("");
 }
 function toSarif(docs, options) {
-    const infoUri = options.informationUri ?? "https://github.com/spec-review/spec-review";
+    const infoUri = options.informationUri;
     const rules = [];
     const ruleIndex = new Map();
     const ruleFor = (doc, f) => {
@@ -64651,7 +64651,8 @@ function toSarif(docs, options) {
         };
         if (entry) {
             rule.properties.kind = entry.kind;
-            rule.helpUri = `${infoUri}/blob/main/docs/checks/${entry.kind}.md`;
+            if (infoUri)
+                rule.helpUri = `${infoUri.replace(/\/$/, "")}/blob/main/docs/checks/${entry.kind}.md`;
             if (entry.description && entry.message)
                 rule.fullDescription = { text: entry.message };
         }
@@ -64699,7 +64700,7 @@ function toSarif(docs, options) {
                         name: "spec-review",
                         version: options.toolVersion,
                         semanticVersion: options.toolVersion,
-                        informationUri: infoUri,
+                        ...(infoUri ? { informationUri: infoUri } : {}),
                         rules,
                     },
                 },
@@ -65414,9 +65415,13 @@ function walkFiles(root) {
     walk(root, "");
     return out.sort();
 }
-/** The bundles of the checked-out tree. */
-function scanWorkspace(root) {
-    return discoverBundles(walkFiles(root), (f) => (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(root, f), "utf8"), (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.resolve)(root)));
+/**
+ * The bundles of the checkout. `exclude` lists folders (relative to `root`) left out:
+ * the profiles folder in use, whose templates name a type but are not specs.
+ */
+function scanWorkspace(root, exclude = []) {
+    const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+    return discoverBundles(files, (f) => (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(root, f), "utf8"), (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.resolve)(root)));
 }
 /**
  * The bundles a change touches: a changed path (added, modified, removed or renamed
@@ -65611,13 +65616,13 @@ function lintSelection(root, selection, profiles, prefix = "") {
     ].sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0));
 }
 /**
- * The one call the Action makes: lint the bundles of the checkout at `workspace` that
- * `changed` touches (every bundle when `changed` is undefined), narrowed by `patterns`.
+ * The one call the Action makes: lint the bundles of the checkout at `root` that the
+ * change touches (every bundle without one), narrowed by the patterns.
  */
-function lintTouched(workspace, changed, patterns, profiles, prefix = "") {
-    const discovery = scanWorkspace(workspace);
-    const all = changed ? touchedBundles(discovery, changed) : discovery;
-    return lintSelection(workspace, selectBundles(all, patterns), profiles, prefix);
+function lintTouched(root, options) {
+    const discovery = scanWorkspace(root, options.exclude);
+    const all = options.changed ? touchedBundles(discovery, options.changed) : discovery;
+    return lintSelection(root, selectBundles(all, options.patterns ?? []), options.profiles, options.prefix);
 }
 
 ;// CONCATENATED MODULE: ./action/report.ts
@@ -65892,7 +65897,15 @@ async function runAction(inputs, ctx, deps = {}) {
             notes.push(`Could not list the pull request's files (${reason}); linted ${scope} instead.`);
         }
     }
-    const results = lintTouched(root, changed, inputs.paths, profiles, prefix);
+    const profilesRel = posix((0,external_node_path_namespaceObject.relative)(root, profilesDir.dir));
+    const exclude = profilesRel.startsWith("..") || (0,external_node_path_namespaceObject.isAbsolute)(profilesRel) ? [] : [profilesRel];
+    const results = lintTouched(root, {
+        ...(changed ? { changed } : {}),
+        patterns: inputs.paths,
+        profiles,
+        prefix,
+        exclude,
+    });
     const ready = isReady(results);
     info(headline(results));
     for (const r of results)
