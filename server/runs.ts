@@ -4,7 +4,7 @@
  * verdict are recorded. A save waits for its own run, so its answer carries the verdict.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { lintBundle } from "../core/lint/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
 import type { Db } from "./db/index.js";
@@ -177,7 +177,7 @@ export class RunService {
       .selectDistinctOn([runs.docId])
       .from(runs)
       .where(and(inArray(runs.docId, docIds), inArray(runs.status, ["done", "failed"])))
-      .orderBy(runs.docId, desc(runs.createdAt), desc(runs.versionNumber));
+      .orderBy(runs.docId, desc(runs.versionNumber), desc(runs.createdAt), desc(runs.id));
     return new Map(rows.map((r) => [r.docId, r]));
   }
 
@@ -187,13 +187,32 @@ export class RunService {
     return row;
   }
 
-  async list(docId: string, opts: { limit: number; before?: Date }): Promise<RunRow[]> {
+  /** Runs of a doc, newest first; `before` is the last run of the previous page. */
+  async list(docId: string, opts: { limit: number; before?: { at: Date; id: string } }): Promise<RunRow[]> {
+    const b = opts.before;
     return this.db
       .select()
       .from(runs)
-      .where(opts.before ? and(eq(runs.docId, docId), lt(runs.createdAt, opts.before)) : eq(runs.docId, docId))
-      .orderBy(desc(runs.createdAt), desc(runs.versionNumber))
+      .where(
+        b
+          ? and(
+              eq(runs.docId, docId),
+              or(lt(runs.createdAt, b.at), and(eq(runs.createdAt, b.at), lt(runs.id, b.id))),
+            )
+          : eq(runs.docId, docId),
+      )
+      .orderBy(desc(runs.createdAt), desc(runs.id))
       .limit(opts.limit);
+  }
+
+  async findingCounts(runIds: string[]): Promise<Map<string, number>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await this.db
+      .select({ runId: findings.runId, n: sql<number>`count(*)::int` })
+      .from(findings)
+      .where(inArray(findings.runId, runIds))
+      .groupBy(findings.runId);
+    return new Map(rows.map((r) => [r.runId, r.n]));
   }
 
   async findings(runId: string): Promise<FindingRow[]> {

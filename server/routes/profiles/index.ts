@@ -1,6 +1,14 @@
 /** Profiles: the doc types, their versions and maintainers, and a doc's profile. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import type { Context } from "hono";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Env, type Router } from "../../http.js";
+import { ApiError } from "../../errors.js";
+import { docVerdict } from "../../runs.js";
+import { LOCAL_ADMIN } from "../meta/index.js";
+import { adoptFrontmatter, assumptions, decodeText, FrontmatterInvalidError } from "../../../core/lint/index.js";
+import { parseMarkdown } from "../../../core/markdown/document.js";
+import { setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
+import { rankProfiles } from "../../../core/profile/index.js";
 import { WriteResultSchema } from "../../schemas/common.js";
 import { BaseVersionQuery, DocIdParams, ProfileKeyParams } from "../../schemas/params.js";
 import {
@@ -167,20 +175,134 @@ export const guessProfile = createRoute({
   responses: { 200: jsonResponse(ProfileGuessSchema, "The best fit and the candidates"), ...errorResponses },
 });
 
+/** The main doc's text at the current version, and what its latest lint run guessed. */
+async function mainDoc(c: Context<Env>, docId: string) {
+  const { store, runs } = deps(c);
+  const bundleId = store.bundleIdOfDoc(docId);
+  await store.refreshBundle(bundleId);
+  await runs.idle();
+  const row = await store.docRow(docId);
+  const { bytes } = await store.fileBytes(row.v.id, row.d.path);
+  const { text, invalid } = decodeText(bytes);
+  if (invalid) throw new ApiError("validation_failed", `${row.d.path} is not UTF-8 text`);
+  return { row, text, run: (await runs.latestRuns([docId])).get(docId) };
+}
+
+/** Write the main doc as a new version and answer with the version and its verdict. */
+async function saveMainDoc(c: Context<Env>, docId: string, base: string, path: string, text: string, message: string) {
+  const { store, runs } = deps(c);
+  const result = await store.write(docId, base, [{ path, bytes: new TextEncoder().encode(text) }], LOCAL_ADMIN.id, message);
+  const run = await runs.lintVersion(store.bundleIdOfDoc(docId), docId, result.version.id, result.version.number);
+  const verdict = docVerdict(run, result.version.number);
+  return verdict ? { ...result, verdict } : result;
+}
+
+function knownProfile(c: Context<Env>, key: string) {
+  const profile = deps(c).profiles.get(key);
+  if (!profile) {
+    const keys = deps(c)
+      .profiles.list()
+      .map((p) => p.key)
+      .join(", ");
+    throw new ApiError("unknown_profile", `no profile ${key}; profiles: ${keys}`);
+  }
+  return profile;
+}
+
 export default function profileRoutes(): Router {
   const r = createRouter();
-  stub(r, adoptProfile);
-  stub(r, changeDocProfile);
-  stub(r, listAssumptions);
-  stub(r, guessProfile);
-  stub(r, listProfiles);
-  stub(r, createProfile);
-  stub(r, getProfile);
-  stub(r, saveProfile);
-  stub(r, deleteProfile);
-  stub(r, setProfileMaintainers);
-  stub(r, diffProfile);
-  stub(r, rollbackProfile);
+  r.openapi(adoptProfile, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { base_version } = c.req.valid("query");
+    const body = c.req.valid("json") as { keys?: Array<"type" | "size"> } | undefined;
+    const keys = body?.keys ?? ["type", "size"];
+    const { row, text, run } = await mainDoc(c, docId);
+    const guessed = run?.versionNumber === row.v.number ? run.adopt : null;
+    const adopt: { type?: string; size?: string } = {};
+    for (const k of keys) if ((k === "type" || k === "size") && guessed?.[k] !== undefined) adopt[k] = guessed[k];
+    if (Object.keys(adopt).length === 0)
+      throw new ApiError("nothing_to_adopt", "the doc already names its type and size; nothing to write");
+    let next: string;
+    try {
+      next = adoptFrontmatter(text, adopt);
+    } catch (err) {
+      if (err instanceof FrontmatterInvalidError)
+        throw new ApiError("validation_failed", `cannot write into the frontmatter: ${err.message}`);
+      throw err;
+    }
+    const words = Object.entries(adopt)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(", ");
+    return c.json(await saveMainDoc(c, docId, base_version, row.d.path, next, `Adopt ${words}`), 200);
+  });
+
+  r.openapi(changeDocProfile, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { base_version } = c.req.valid("query");
+    const { profile } = c.req.valid("json");
+    knownProfile(c, profile);
+    const { row, text } = await mainDoc(c, docId);
+    let next: string;
+    try {
+      next = setFrontmatterKeys(text, { type: profile });
+    } catch (err) {
+      throw new ApiError("validation_failed", `cannot write into the frontmatter: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return c.json(await saveMainDoc(c, docId, base_version, row.d.path, next, `Change type to ${profile}`), 200);
+  });
+
+  r.openapi(listAssumptions, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { row, text } = await mainDoc(c, docId);
+    return c.json({ items: assumptions(parseMarkdown(text), row.d.path) }, 200);
+  });
+
+  r.openapi(guessProfile, (c) => {
+    const { markdown } = c.req.valid("json");
+    const ranked = rankProfiles(markdown, deps(c).profiles.list());
+    const candidates = ranked.map((g) => ({ profile_key: g.key, score: g.score, matched: g.matched }));
+    const best = ranked[0];
+    return c.json(best ? { profile_key: best.key, candidates } : { candidates }, 200);
+  });
+
+  r.openapi(listProfiles, async (c) => c.json({ items: await deps(c).profiles.summaries() }, 200));
+
+  r.openapi(createProfile, async (c) => {
+    const { key, yaml, template, message } = c.req.valid("json");
+    return c.json(await deps(c).profiles.create(key, yaml, template, LOCAL_ADMIN.id, message), 201);
+  });
+
+  r.openapi(getProfile, async (c) => c.json(await deps(c).profiles.detail(c.req.valid("param").key), 200));
+
+  r.openapi(saveProfile, async (c) => {
+    const { key } = c.req.valid("param");
+    const { yaml, template, message, base_version } = c.req.valid("json");
+    const saved = await deps(c).profiles.save(key, yaml, template, LOCAL_ADMIN.id, { message, base: base_version });
+    return c.json(saved, 200);
+  });
+
+  r.openapi(deleteProfile, async (c) => {
+    await deps(c).profiles.delete(c.req.valid("param").key);
+    return c.body(null, 204);
+  });
+
+  r.openapi(setProfileMaintainers, async (c) => {
+    const { key } = c.req.valid("param");
+    return c.json(await deps(c).profiles.setMaintainers(key, c.req.valid("json").maintainers), 200);
+  });
+
+  r.openapi(diffProfile, async (c) => {
+    const { key } = c.req.valid("param");
+    const { from, to } = c.req.valid("query");
+    return c.json(await deps(c).profiles.diff(key, from, to), 200);
+  });
+
+  r.openapi(rollbackProfile, async (c) => {
+    const { key } = c.req.valid("param");
+    return c.json(await deps(c).profiles.rollback(key, c.req.valid("json").version, LOCAL_ADMIN.id), 200);
+  });
+
+  // Suggestions as threads on a profile's checks come with threads.
   stub(r, listProfileThreads);
   stub(r, suggestProfileChange);
   return r;

@@ -1,6 +1,7 @@
 /** Review runs: starting and following them, their findings, claims, questions, report and fixes. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { decodeRunCursor, encodeRunCursor, findingView, runView } from "./views.js";
 import { WriteResultSchema } from "../../schemas/common.js";
 import {
   AdHocReviewBodySchema,
@@ -200,7 +201,19 @@ export const listFindings = createRoute({
 
 export default function runRoutes(): Router {
   const r = createRouter();
-  stub(r, listRuns);
+  r.openapi(listRuns, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { cursor, limit = 50 } = c.req.valid("query");
+    const { store, runs } = deps(c);
+    await store.refreshBundle(store.bundleIdOfDoc(docId));
+    await runs.idle();
+    const rows = await runs.list(docId, { limit: limit + 1, before: cursor === undefined ? undefined : decodeRunCursor(cursor) });
+    const page = rows.slice(0, limit);
+    const findingCounts = await runs.findingCounts(page.map((p) => p.id));
+    const items = page.map((row) => runView(row, findingCounts.get(row.id) ?? 0));
+    const last = page[page.length - 1];
+    return c.json(rows.length > limit && last ? { items, next_cursor: encodeRunCursor(last) } : { items }, 200);
+  });
   stub(r, startRun);
   stub(r, reviewFiles);
   stub(r, getReviewReport);
@@ -208,12 +221,21 @@ export default function runRoutes(): Router {
   stub(r, followRun);
   stub(r, listClaims);
   stub(r, listQuestions);
-  stub(r, getRun);
+  r.openapi(getRun, async (c) => {
+    const { runId } = c.req.valid("param");
+    const { runs } = deps(c);
+    const row = await runs.get(runId);
+    return c.json(runView(row, (await runs.findingCounts([runId])).get(runId) ?? 0), 200);
+  });
   stub(r, getTour);
   stub(r, summarizeDiff);
   stub(r, getRunReport);
   stub(r, suggestFix);
   stub(r, acceptFix);
-  stub(r, listFindings);
+  r.openapi(listFindings, async (c) => {
+    const { runId } = c.req.valid("param");
+    const rows = await deps(c).runs.findings(runId);
+    return c.json({ items: rows.map(findingView) }, 200);
+  });
   return r;
 }

@@ -1,6 +1,8 @@
 /** Traceability: the trace view, links, suggested trace IDs, covering a gap, link suggestions. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { NotFoundError } from "../../errors.js";
+import { suggestLinks as suggestLinkRule } from "../../../core/trace/suggest.js";
 import { WriteResultSchema } from "../../schemas/common.js";
 import { BaseVersionQuery, DocIdParams } from "../../schemas/params.js";
 import {
@@ -84,6 +86,22 @@ export default function traceRoutes(): Router {
   stub(r, removeLink);
   stub(r, insertTraceIds);
   stub(r, coverTraceId);
-  stub(r, suggestLinks);
+  r.openapi(suggestLinks, async (c) => {
+    const { docs, source_id, local } = c.req.valid("json");
+    const d = deps(c);
+    // No repohost source exists until sources are built.
+    if (source_id !== undefined) throw new NotFoundError("source", source_id);
+    const all = [...docs];
+    if (local && d.mode === "local") {
+      const named = new Set(docs.map((x) => x.path));
+      for (const b of await d.store.listBundleRows({ limit: 100_000 })) {
+        const path = b.b.slug === "." ? b.d.path : `${b.b.slug}/${b.d.path}`;
+        if (!named.has(path)) all.push({ path, profile: b.d.profileKey });
+      }
+    }
+    const asked = new Set(docs.map((x) => x.path));
+    const items = suggestLinkRule(all, (key) => d.profiles.get(key)?.upstream).filter((l) => asked.has(l.from));
+    return c.json({ items }, 200);
+  });
   return r;
 }

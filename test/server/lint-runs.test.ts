@@ -1,0 +1,174 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdirSync, readFileSync, writeFileSync, cpSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import type { BundleList, Items, SpecDoc, WriteResult } from "../helpers/types.js";
+
+const EXAMPLES = resolve(import.meta.dirname, "../../fixtures/examples");
+
+interface Run {
+  id: string;
+  kind: string;
+  status: string;
+  version_number: number;
+  profile_key: string;
+  findings: number;
+  verdict?: SpecDoc["verdict"];
+  stages: Array<{ name: string; duration_ms: number }>;
+}
+interface Finding {
+  id: string;
+  check_slug: string;
+  level: string;
+  category: string;
+  message: string;
+  anchor: { file: string; heading_path: string[]; quote: string; start: number; end: number };
+}
+
+async function prd(t: TestApp): Promise<SpecDoc> {
+  await t.runs.idle();
+  const list = await json<BundleList>(t.req("GET", "/bundles"));
+  return list.items.find((b) => b.slug === "prd")!.docs[0]!;
+}
+
+async function put(t: TestApp, docId: string, path: string, body: string, base: string) {
+  return t.req("PUT", `/docs/${docId}/files/content?path=${encodeURIComponent(path)}&base_version=${base}`, body, {
+    "content-type": "text/markdown",
+  });
+}
+
+describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
+  let t: TestApp;
+  let text: string;
+  beforeEach(async () => {
+    t = await makeTestApp({ kind });
+    cpSync(join(EXAMPLES, "prd"), join(t.root, "prd"), { recursive: true });
+    await t.store.scanAll();
+    text = readFileSync(join(t.root, "prd/saved-searches.md"), "utf8");
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("lints every version; a filled example is Build Ready and the bundle state follows", async () => {
+    const doc = await prd(t);
+    expect(doc.verdict).toMatchObject({ kind: "lint", result: "build_ready", must: 0, version_number: 1 });
+    expect(doc.next_action).toMatchObject({ kind: "review" });
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    expect(list.items[0]!.state).toBe("build_ready");
+    const runs = await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`));
+    expect(runs.items).toHaveLength(1);
+    expect(runs.items[0]).toMatchObject({ kind: "lint", status: "done", version_number: 1, profile_key: "prd" });
+    expect(runs.items[0]!.stages[0]!.name).toBe("lint");
+  });
+
+  it("a save answers with its verdict; a MUST finding makes the doc Not Build Ready, anchored in UTF-8 bytes", async () => {
+    const doc = await prd(t);
+    const broken = text.replace(/## Acceptance criteria[\s\S]*?(?=\n## )/, "");
+    expect(broken).not.toBe(text);
+    const w = await json<WriteResult & { verdict: SpecDoc["verdict"] }>(
+      put(t, doc.id, "saved-searches.md", broken + "\nWe will do it etc. TBD\n", doc.current_version.id),
+    );
+    expect(w.verdict).toMatchObject({ result: "not_build_ready", version_number: 2 });
+    expect(w.verdict!.must).toBeGreaterThan(0);
+
+    const runs = await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`));
+    expect(runs.items.map((r) => r.version_number)).toEqual([2, 1]);
+    const run = await json<Run>(t.req("GET", `/runs/${runs.items[0]!.id}`));
+    expect(run.findings).toBeGreaterThan(0);
+    const findings = await json<Items<Finding>>(t.req("GET", `/runs/${run.id}/findings`));
+    expect(findings.items.length).toBe(run.findings);
+    const starts = findings.items.map((f) => f.anchor.start);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    const bytes = Buffer.from(broken + "\nWe will do it etc. TBD\n");
+    for (const f of findings.items) {
+      expect(f.anchor.file).toBe("saved-searches.md");
+      expect(bytes.subarray(f.anchor.start, f.anchor.end).toString()).toBe(f.anchor.quote);
+    }
+    expect(findings.items.some((f) => f.level === "MUST")).toBe(true);
+    const now = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
+    expect(now.verdict!.result).toBe("not_build_ready");
+    expect(now.next_action).toMatchObject({ kind: "fix", finding_id: expect.any(String) });
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    expect(list.items[0]!.state).toBe("not_build_ready");
+  });
+
+  it("finding ids stay the same when unrelated text changes", async () => {
+    const doc = await prd(t);
+    const withTodo = text.replace("## Acceptance criteria", "TODO: decide this.\n\n## Acceptance criteria");
+    const a = await json<WriteResult>(put(t, doc.id, "saved-searches.md", withTodo, doc.current_version.id));
+    const runA = (await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`))).items[0]!;
+    const b = await json<WriteResult>(
+      put(t, doc.id, "saved-searches.md", withTodo + "\nAn unrelated closing line.\n", a.version.id),
+    );
+    expect(b.version.number).toBe(3);
+    const runB = (await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`))).items[0]!;
+    const ids = async (id: string) =>
+      (await json<Items<Finding>>(t.req("GET", `/runs/${id}/findings`))).items.map((f) => f.id);
+    expect(await ids(runB.id)).toEqual(expect.arrayContaining(await ids(runA.id)));
+  });
+
+  it("an edit on disk is linted too, and the verdict of an older version reads as stale until then", async () => {
+    const doc = await prd(t);
+    writeFileSync(join(t.root, "prd/saved-searches.md"), text.replace(/## Goals/, "## Goals\n\nTBD"));
+    const now = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
+    expect(now.current_version).toMatchObject({ number: 2, created_by: "local" });
+    expect(now.verdict).toMatchObject({ version_number: 2 });
+    expect(now.verdict!.result).not.toBe("stale");
+  });
+
+  it("reports adoption: a doc naming no type is reviewed with a guess, relaxed, and adopt writes the guess", async () => {
+    mkdirSync(join(t.root, "untyped"));
+    const body = text.replace(/^---\n[\s\S]*?\n---\n/, "---\ntype: prd\n---\n");
+    writeFileSync(join(t.root, "untyped/spec.md"), body);
+    await t.store.scanAll();
+    await t.runs.idle();
+    const list = await json<BundleList>(t.req("GET", "/bundles"));
+    const doc = list.items.find((b) => b.slug === "untyped")!.docs[0]!;
+    expect(doc.adopt).toMatchObject({ size: expect.any(String) });
+    expect(doc.next_action).toMatchObject({ kind: "adopt" });
+    const res = await t.req("POST", `/docs/${doc.id}/adopt?base_version=${doc.current_version.id}`);
+    expect(res.status).toBe(200);
+    const after = readFileSync(join(t.root, "untyped/spec.md"), "utf8");
+    expect(after).toMatch(/^---\ntype: prd\nsize: \w+\n---\n/);
+    const again = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
+    expect(again.adopt).toBeUndefined();
+    await problem(
+      await t.req("POST", `/docs/${doc.id}/adopt?base_version=${again.current_version.id}`),
+      409,
+      "nothing_to_adopt",
+    );
+  });
+
+  it("lists the assumptions of the current main doc with anchors", async () => {
+    const doc = await prd(t);
+    const edited = text.replace("## Goals", "Assumption: search runs on the existing index.\n\n## Goals");
+    await put(t, doc.id, "saved-searches.md", edited, doc.current_version.id);
+    const res = await json<Items<{ text: string; anchor: Finding["anchor"] }>>(
+      t.req("GET", `/docs/${doc.id}/assumptions`),
+    );
+    const mine = res.items.find((a) => a.text.includes("existing index"))!;
+    expect(Buffer.from(edited).subarray(mine.anchor.start, mine.anchor.end).toString()).toBe(mine.anchor.quote);
+  });
+
+  it("changes a doc's profile as a new version, refusing an unknown profile", async () => {
+    const doc = await prd(t);
+    await problem(
+      await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "nope" }),
+      400,
+      "unknown_profile",
+    );
+    const w = await json<WriteResult>(
+      t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "design" }),
+    );
+    expect(w.version.number).toBe(2);
+    const now = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
+    expect(now.profile_key).toBe("design");
+    expect(readFileSync(join(t.root, "prd/saved-searches.md"), "utf8")).toMatch(/\ntype: design\n/);
+  });
+
+  it("answers 404 problems for unknown runs", async () => {
+    await problem(await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000"), 404, "not_found");
+    await problem(await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000/findings"), 404, "not_found");
+  });
+});
