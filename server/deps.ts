@@ -6,6 +6,7 @@ import type { Db } from "./db/index.js";
 import type { LocalStore } from "./store/local.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { RunService } from "./runs.js";
+import type { Budget, ModelRoles } from "./models/types.js";
 
 export interface Clock {
   now(): Date;
@@ -23,6 +24,10 @@ export interface Deps {
   store: LocalStore;
   profiles: ProfileRegistry;
   runs: RunService;
+  /** Models per review role (admin backends and roles). */
+  models: ModelRoles;
+  /** The monthly token budget. */
+  budget: Budget;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

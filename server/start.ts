@@ -9,6 +9,7 @@ import { jsonLogger, systemClock } from "./deps.js";
 import { limitsFrom } from "./settings.js";
 import { packageRoot, packageVersion } from "./paths.js";
 import { ProfileRegistry } from "./profiles.js";
+import { noBudget, noModels } from "./models/types.js";
 import { RunService } from "./runs.js";
 
 export interface StartOptions {
@@ -56,6 +57,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     store,
     profiles,
     runs,
+    models: noModels,
+    budget: noBudget,
     clock: systemClock,
     logger,
     mode: "local",

@@ -14,6 +14,7 @@ import { LocalStore } from "../../server/store/local.js";
 import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
 import { limitsFrom } from "../../server/settings.js";
 import { ProfileRegistry } from "../../server/profiles.js";
+import { noBudget, noModels } from "../../server/models/types.js";
 import { RunService } from "../../server/runs.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
@@ -119,6 +120,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     store,
     profiles,
     runs,
+    models: noModels,
+    budget: noBudget,
     clock,
     logger: silentLogger,
     mode: "local",
