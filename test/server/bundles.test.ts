@@ -29,6 +29,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
       "checkout/api",
       "checkout/design",
       "decisions/0001-use-postgres",
+      "saved-searches",
     ]);
     const checkout = body.items[0]!;
     expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_build_ready" });
@@ -41,6 +42,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
       bundle_id: checkout.id,
       current_version: { number: 1, created_by: "local" },
     });
+    expect(body.items.find((b) => b.slug === "saved-searches")!.state).toBe("build_ready");
     expect(body.problems).toEqual([]);
     const skipped = await json<Items<{ path: string }>>(t.req("GET", "/skipped"));
     expect(skipped.items.map((i) => i.path)).toEqual(["README.md", "notes/meeting-2026-10-01.md"]);
@@ -51,7 +53,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     expect(first.items).toHaveLength(3);
     expect(first.next_cursor).toBeTypeOf("string");
     const second = await json<BundleList>(t.req("GET", `/bundles?limit=3&cursor=${first.next_cursor}`));
-    expect(second.items.map((b) => b.slug)).toEqual(["decisions/0001-use-postgres"]);
+    expect(second.items.map((b) => b.slug)).toEqual(["decisions/0001-use-postgres", "saved-searches"]);
     expect(second.next_cursor).toBeUndefined();
     await problem(await t.req("GET", "/bundles?cursor=not-a-cursor"), 400, "bad_cursor");
     const bad = await problem(await t.req("GET", "/bundles?limit=0"), 400, "validation_failed");
@@ -106,7 +108,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     await again.start();
     const rows = await again.listBundleRows({ limit: 10 });
     expect(rows.map((r) => r.b.id)).toEqual(before.items.map((b) => b.id));
-    expect(rows.map((r) => r.v.number)).toEqual([1, 1, 1, 1]);
+    expect(rows.map((r) => r.v.number)).toEqual([1, 1, 1, 1, 1]);
     await again.stop();
   });
 
@@ -133,6 +135,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
       "checkout/api",
       "checkout/design",
       "decisions/0001-use-postgres",
+      "saved-searches",
     ]);
   });
 });

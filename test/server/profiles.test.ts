@@ -41,7 +41,7 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     const list = await json<Items<Profile>>(t.req("GET", "/profiles"));
     expect(list.items.map((p) => p.key)).toEqual(["adr", "api", "design", "prd"]);
     const prd = list.items.find((p) => p.key === "prd")!;
-    expect(prd).toMatchObject({ builtin: true, bundles: 1, current_version: { number: 1, created_by: "builtin" } });
+    expect(prd).toMatchObject({ builtin: true, bundles: 2, current_version: { number: 1, created_by: "builtin" } });
     const one = await json<Profile>(t.req("GET", "/profiles/adr"));
     expect(one.yaml).toBe(adrYaml);
     expect(one.template).toBe(adrTemplate);
