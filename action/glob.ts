@@ -29,7 +29,8 @@ export function globToRegExp(pattern: string): RegExp {
             out += "(?:[^/]*/)*";
             i += 2;
           } else {
-            out += ".*";
+            // `a/**` also matches `a` itself.
+            out = out.endsWith("\\/") ? `${out.slice(0, -2)}(?:/.*)?` : `${out}.*`;
             i += 1;
           }
           continue;
