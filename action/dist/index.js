@@ -64859,7 +64859,8 @@ function globToRegExp(pattern) {
                         i += 2;
                     }
                     else {
-                        out += ".*";
+                        // `a/**` also matches `a` itself.
+                        out = out.endsWith("\\/") ? `${out.slice(0, -2)}(?:/.*)?` : `${out}.*`;
                         i += 1;
                     }
                     continue;
