@@ -61,7 +61,12 @@ export class ProfileInvalidError extends ApiError {
 }
 
 function versionView(v: typeof profileVersions.$inferSelect): ProfileVersionView {
-  return { number: v.number, created_by: v.createdBy, created_at: v.createdAt.toISOString(), message: v.message };
+  return {
+    number: v.number,
+    created_by: v.createdBy,
+    created_at: v.createdAt.toISOString(),
+    message: v.message,
+  };
 }
 
 /** Read `<dir>/<key>/profile.yaml` and its template for every key folder. */
@@ -75,7 +80,11 @@ export function readProfileFolder(dir: string): Array<{ key: string; yaml: strin
     const parsed = parseProfile(yaml, { key: entry.name });
     const templateFile = parsed.ok ? parsed.profile.template : "template.md";
     const templatePath = join(dir, entry.name, templateFile);
-    out.push({ key: entry.name, yaml, template: existsSync(templatePath) ? readFileSync(templatePath, "utf8") : "" });
+    out.push({
+      key: entry.name,
+      yaml,
+      template: existsSync(templatePath) ? readFileSync(templatePath, "utf8") : "",
+    });
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : 1));
 }
@@ -102,7 +111,9 @@ export class ProfileRegistry {
       await this.db.transaction(async (tx) => {
         const [row] = await tx.select().from(profiles).where(eq(profiles.key, b.key)).for("update");
         if (!row) {
-          await tx.insert(profiles).values({ key: b.key, builtin: true, headNumber: 1, createdAt: now, updatedAt: now });
+          await tx
+            .insert(profiles)
+            .values({ key: b.key, builtin: true, headNumber: 1, createdAt: now, updatedAt: now });
           await tx.insert(profileVersions).values({
             key: b.key,
             number: 1,
@@ -118,7 +129,11 @@ export class ProfileRegistry {
           .select()
           .from(profileVersions)
           .where(and(eq(profileVersions.key, b.key), eq(profileVersions.number, row.headNumber)));
-        if (head && head.createdBy === BUILTIN_AUTHOR && (head.yaml !== b.yaml || head.template !== b.template)) {
+        if (
+          head &&
+          head.createdBy === BUILTIN_AUTHOR &&
+          (head.yaml !== b.yaml || head.template !== b.template)
+        ) {
           await tx.insert(profileVersions).values({
             key: b.key,
             number: row.headNumber + 1,
@@ -136,7 +151,12 @@ export class ProfileRegistry {
       });
     }
     const heads = await this.db
-      .select({ key: profiles.key, number: profiles.headNumber, yaml: profileVersions.yaml, template: profileVersions.template })
+      .select({
+        key: profiles.key,
+        number: profiles.headNumber,
+        yaml: profileVersions.yaml,
+        template: profileVersions.template,
+      })
       .from(profiles)
       .innerJoin(
         profileVersions,
@@ -225,13 +245,21 @@ export class ProfileRegistry {
     return parsed.profile;
   }
 
-  async create(key: string, yaml: string, template: string, by: string, message?: string): Promise<ProfileDetailView> {
+  async create(
+    key: string,
+    yaml: string,
+    template: string,
+    by: string,
+    message?: string,
+  ): Promise<ProfileDetailView> {
     const profile = this.validate(key, yaml, template);
     const now = this.clock.now();
     await this.db.transaction(async (tx) => {
       const [exists] = await tx.select({ key: profiles.key }).from(profiles).where(eq(profiles.key, key));
       if (exists) throw new ApiError("profile_exists", `a profile with key ${key} already exists`);
-      await tx.insert(profiles).values({ key, builtin: false, headNumber: 1, createdAt: now, updatedAt: now });
+      await tx
+        .insert(profiles)
+        .values({ key, builtin: false, headNumber: 1, createdAt: now, updatedAt: now });
       await tx.insert(profileVersions).values({
         key,
         number: 1,
@@ -279,7 +307,10 @@ export class ProfileRegistry {
         message: opts.message ?? "Saved",
         createdAt: now,
       });
-      await tx.update(profiles).set({ headNumber: p.headNumber + 1, updatedAt: now }).where(eq(profiles.key, key));
+      await tx
+        .update(profiles)
+        .set({ headNumber: p.headNumber + 1, updatedAt: now })
+        .where(eq(profiles.key, key));
       return p.headNumber + 1;
     });
     this.cache.set(key, { number, profile });
@@ -300,7 +331,11 @@ export class ProfileRegistry {
     return this.save(key, v.yaml, v.template, by, { message: `Rollback to version ${to}` });
   }
 
-  async diff(key: string, from: number, to?: number): Promise<{ from: number; to: number; yaml: string; template: string }> {
+  async diff(
+    key: string,
+    from: number,
+    to?: number,
+  ): Promise<{ from: number; to: number; yaml: string; template: string }> {
     const detail = await this.detail(key);
     const target = to ?? detail.current_version.number;
     const rows = await this.db.select().from(profileVersions).where(eq(profileVersions.key, key));
@@ -331,10 +366,14 @@ export class ProfileRegistry {
   async delete(key: string): Promise<void> {
     const [p] = await this.db.select().from(profiles).where(eq(profiles.key, key));
     if (!p) throw new NotFoundError("profile", key);
-    if (p.builtin) throw new ApiError("profile_builtin", `${key} is a built-in profile and cannot be deleted`);
+    if (p.builtin)
+      throw new ApiError("profile_builtin", `${key} is a built-in profile and cannot be deleted`);
     const n = (await this.bundleCounts()).get(key) ?? 0;
     if (n > 0)
-      throw new ApiError("profile_in_use", `${n} bundle${n === 1 ? "" : "s"} name ${key}; change their type first`);
+      throw new ApiError(
+        "profile_in_use",
+        `${n} bundle${n === 1 ? "" : "s"} name ${key}; change their type first`,
+      );
     await this.db.delete(profiles).where(eq(profiles.key, key));
     this.cache.delete(key);
   }

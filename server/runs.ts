@@ -49,18 +49,33 @@ export class RunService {
     this.store.events.off("version", this.onVersion);
   }
 
-  /** Lint the current version of every doc that has no run on it (after a start). */
+  /** Lint the current version of every doc whose run is missing or used an older profile (after a start). */
   async catchUp(): Promise<void> {
     const rows = await this.db
-      .select({ docId: docs.id, bundleId: bundles.id, versionId: bundles.headVersionId, number: bundles.headNumber })
+      .select({
+        docId: docs.id,
+        bundleId: bundles.id,
+        versionId: bundles.headVersionId,
+        number: bundles.headNumber,
+      })
       .from(docs)
       .innerJoin(bundles, eq(bundles.id, docs.bundleId))
-      .where(
-        and(
-          sql`${bundles.headVersionId} is not null`,
-          sql`not exists (select 1 from ${runs} where ${runs.docId} = ${docs.id} and ${runs.versionId} = ${bundles.headVersionId} and ${runs.kind} = 'lint')`,
-        ),
-      );
+      .where(sql`${bundles.headVersionId} is not null`);
+    await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
+  }
+
+  /** Lint again the current version of every doc that names `profileKey` (after the profile changed). */
+  async relintProfile(profileKey: string): Promise<void> {
+    const rows = await this.db
+      .select({
+        docId: docs.id,
+        bundleId: bundles.id,
+        versionId: bundles.headVersionId,
+        number: bundles.headNumber,
+      })
+      .from(docs)
+      .innerJoin(bundles, eq(bundles.id, docs.bundleId))
+      .where(and(eq(docs.profileKey, profileKey), sql`${bundles.headVersionId} is not null`));
     await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
   }
 
@@ -85,14 +100,24 @@ export class RunService {
     return run;
   }
 
-  private async lint(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
+  private async lint(
+    bundleId: string,
+    docId: string,
+    versionId: string,
+    versionNumber: number,
+  ): Promise<RunRow> {
     const [existing] = await this.db
       .select()
       .from(runs)
       .where(and(eq(runs.versionId, versionId), eq(runs.docId, docId), eq(runs.kind, "lint")))
       .orderBy(desc(runs.createdAt))
       .limit(1);
-    if (existing) return existing;
+    // A run on this version is still good unless its profile has a newer text since.
+    if (
+      existing &&
+      (existing.status !== "done" || existing.profileVersion === this.profiles.versionOf(existing.profileKey))
+    )
+      return existing;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, docId));
     if (!doc) throw new NotFoundError("doc", docId);
     const started = this.clock.now();

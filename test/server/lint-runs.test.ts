@@ -32,9 +32,14 @@ async function prd(t: TestApp): Promise<SpecDoc> {
 }
 
 async function put(t: TestApp, docId: string, path: string, body: string, base: string) {
-  return t.req("PUT", `/docs/${docId}/files/content?path=${encodeURIComponent(path)}&base_version=${base}`, body, {
-    "content-type": "text/markdown",
-  });
+  return t.req(
+    "PUT",
+    `/docs/${docId}/files/content?path=${encodeURIComponent(path)}&base_version=${base}`,
+    body,
+    {
+      "content-type": "text/markdown",
+    },
+  );
 }
 
 describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
@@ -58,7 +63,12 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     expect(list.items[0]!.state).toBe("build_ready");
     const runs = await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`));
     expect(runs.items).toHaveLength(1);
-    expect(runs.items[0]).toMatchObject({ kind: "lint", status: "done", version_number: 1, profile_key: "prd" });
+    expect(runs.items[0]).toMatchObject({
+      kind: "lint",
+      status: "done",
+      version_number: 1,
+      profile_key: "prd",
+    });
     expect(runs.items[0]!.stages[0]!.name).toBe("lint");
   });
 
@@ -148,13 +158,17 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
       t.req("GET", `/docs/${doc.id}/assumptions`),
     );
     const mine = res.items.find((a) => a.text.includes("existing index"))!;
-    expect(Buffer.from(edited).subarray(mine.anchor.start, mine.anchor.end).toString()).toBe(mine.anchor.quote);
+    expect(Buffer.from(edited).subarray(mine.anchor.start, mine.anchor.end).toString()).toBe(
+      mine.anchor.quote,
+    );
   });
 
   it("changes a doc's profile as a new version, refusing an unknown profile", async () => {
     const doc = await prd(t);
     await problem(
-      await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "nope" }),
+      await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, {
+        profile: "nope",
+      }),
       400,
       "unknown_profile",
     );
@@ -167,8 +181,30 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     expect(readFileSync(join(t.root, "prd/saved-searches.md"), "utf8")).toMatch(/\ntype: design\n/);
   });
 
+  it("lints the docs again when their profile changes, so verdicts follow the new checks", async () => {
+    const doc = await prd(t);
+    expect(doc.verdict!.result).toBe("build_ready");
+    const profile = await json<{ yaml: string; template: string }>(t.req("GET", "/profiles/prd"));
+    const yaml = profile.yaml.replace(
+      /^checks:\n/m,
+      "checks:\n  - slug: cost-centre\n    kind: required-frontmatter\n    level: MUST\n    category: structure\n    params: { key: cost_centre }\n",
+    );
+    const saved = await t.req("PUT", "/profiles/prd", { yaml, template: profile.template });
+    expect(saved.status).toBe(200);
+    await t.runs.idle();
+    const now = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
+    expect(now.current_version.number).toBe(1);
+    expect(now.verdict).toMatchObject({ result: "not_build_ready", must: 1 });
+    const runs = await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`));
+    expect(runs.items).toHaveLength(2);
+  });
+
   it("answers 404 problems for unknown runs", async () => {
     await problem(await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000"), 404, "not_found");
-    await problem(await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000/findings"), 404, "not_found");
+    await problem(
+      await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000/findings"),
+      404,
+      "not_found",
+    );
   });
 });

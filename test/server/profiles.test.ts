@@ -26,7 +26,9 @@ interface Profile {
 
 const adrYaml = readFileSync(resolve(PROFILES, "adr/profile.yaml"), "utf8");
 const adrTemplate = readFileSync(resolve(PROFILES, "adr/template.md"), "utf8");
-const rfcYaml = adrYaml.replace(/^key: adr$/m, "key: rfc").replace(/^title: .*$/m, "title: Request for comments");
+const rfcYaml = adrYaml
+  .replace(/^key: adr$/m, "key: rfc")
+  .replace(/^title: .*$/m, "title: Request for comments");
 
 describe.each(DB_KINDS)("profiles on %s", (kind) => {
   let t: TestApp;
@@ -41,7 +43,11 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     const list = await json<Items<Profile>>(t.req("GET", "/profiles"));
     expect(list.items.map((p) => p.key)).toEqual(["adr", "api", "design", "prd"]);
     const prd = list.items.find((p) => p.key === "prd")!;
-    expect(prd).toMatchObject({ builtin: true, bundles: 2, current_version: { number: 1, created_by: "builtin" } });
+    expect(prd).toMatchObject({
+      builtin: true,
+      bundles: 2,
+      current_version: { number: 1, created_by: "builtin" },
+    });
     const one = await json<Profile>(t.req("GET", "/profiles/adr"));
     expect(one.yaml).toBe(adrYaml);
     expect(one.template).toBe(adrTemplate);
@@ -59,14 +65,18 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
       }),
     );
     expect(saved).toMatchObject({ title: "RFC", current_version: { number: 2, message: "Shorter title" } });
-    const same = await json<Profile>(t.req("PUT", "/profiles/rfc", { yaml: saved.yaml, template: adrTemplate }));
+    const same = await json<Profile>(
+      t.req("PUT", "/profiles/rfc", { yaml: saved.yaml, template: adrTemplate }),
+    );
     expect(same.current_version.number).toBe(2);
     await problem(
       await t.req("PUT", "/profiles/rfc", { yaml: rfcYaml, template: adrTemplate, base_version: 1 }),
       409,
       "version_conflict",
     );
-    const diff = await json<{ yaml: string; template: string }>(t.req("GET", "/profiles/rfc/diff?from=1&to=2"));
+    const diff = await json<{ yaml: string; template: string }>(
+      t.req("GET", "/profiles/rfc/diff?from=1&to=2"),
+    );
     expect(diff.yaml).toContain("-title: Request for comments");
     expect(diff.yaml).toContain("+title: RFC");
     const back = await json<Profile>(t.req("POST", "/profiles/rfc/rollback", { version: 1 }));
@@ -74,7 +84,11 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     expect(back.yaml).toBe(rfcYaml);
     expect(back.versions.map((v) => v.number)).toEqual([3, 2, 1]);
     await problem(await t.req("POST", "/profiles/rfc/rollback", { version: 9 }), 400, "bad_version");
-    await problem(await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: "" }), 409, "profile_exists");
+    await problem(
+      await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: "" }),
+      409,
+      "profile_exists",
+    );
   });
 
   it("refuses an invalid YAML with its line and column, saving nothing", async () => {
@@ -87,7 +101,10 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     const errors = bad.errors as Array<{ line: number; column: number }>;
     expect(errors[0]!.line).toBeGreaterThan(0);
     const unknownCheck = await problem(
-      await t.req("PUT", "/profiles/adr", { yaml: adrYaml.replace("checks:", "checks:\n  - nonsense: 1"), template: "" }),
+      await t.req("PUT", "/profiles/adr", {
+        yaml: adrYaml.replace("checks:", "checks:\n  - nonsense: 1"),
+        template: "",
+      }),
       400,
       "profile_invalid",
     );
@@ -100,16 +117,18 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
   it("refuses to delete a built-in or a profile a bundle names; deletes an unused one", async () => {
     await problem(await t.req("DELETE", "/profiles/prd"), 409, "profile_builtin");
     await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: adrTemplate });
-    const list = await json<{ items: Array<{ docs: Array<{ id: string; current_version: { id: string } }> }> }>(
-      t.req("GET", "/bundles"),
-    );
+    const list = await json<{
+      items: Array<{ docs: Array<{ id: string; current_version: { id: string } }> }>;
+    }>(t.req("GET", "/bundles"));
     const doc = list.items[0]!.docs[0]!;
     await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "rfc" });
     await problem(await t.req("DELETE", "/profiles/rfc"), 409, "profile_in_use");
     const back = await json<{ version: { id: string } }>(
       t.req("GET", `/docs/${doc.id}`).then(async (r) => {
         const d = (await r.json()) as { current_version: { id: string } };
-        return t.req("PUT", `/docs/${doc.id}/profile?base_version=${d.current_version.id}`, { profile: "prd" });
+        return t.req("PUT", `/docs/${doc.id}/profile?base_version=${d.current_version.id}`, {
+          profile: "prd",
+        });
       }),
     );
     expect(back.version).toBeDefined();
@@ -119,19 +138,26 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
   });
 
   it("sets maintainers", async () => {
-    const p = await json<Profile>(t.req("PUT", "/profiles/prd/maintainers", { maintainers: ["ana", "bo", "ana"] }));
+    const p = await json<Profile>(
+      t.req("PUT", "/profiles/prd/maintainers", { maintainers: ["ana", "bo", "ana"] }),
+    );
     expect(p.maintainers).toEqual(["ana", "bo"]);
   });
 
   it("guesses the profile of a doc from its headings", async () => {
-    const adr = readFileSync(resolve(import.meta.dirname, "../../fixtures/examples/adr/0007-first-match-timestamp-for-digests.md"), "utf8");
+    const adr = readFileSync(
+      resolve(import.meta.dirname, "../../fixtures/examples/adr/0007-first-match-timestamp-for-digests.md"),
+      "utf8",
+    );
     const body = adr.replace(/^---\n[\s\S]*?\n---\n/, "");
     const guess = await json<{ profile_key?: string; candidates: Array<{ profile_key: string }> }>(
       t.req("POST", "/profiles/guess", { markdown: body }),
     );
     expect(guess.profile_key).toBe("adr");
     expect(guess.candidates[0]!.profile_key).toBe("adr");
-    const none = await json<{ profile_key?: string }>(t.req("POST", "/profiles/guess", { markdown: "just words" }));
+    const none = await json<{ profile_key?: string }>(
+      t.req("POST", "/profiles/guess", { markdown: "just words" }),
+    );
     expect(none.profile_key).toBeUndefined();
   });
 
@@ -150,7 +176,10 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     );
     expect(res.items).toEqual([{ from: "x/design.md", to: "x/prd.md", kind: "implements" }]);
     const local = await json<{ items: Array<{ from: string; to: string }> }>(
-      t.req("POST", "/links/suggest", { docs: [{ path: "checkout/design.md", profile: "design" }], local: true }),
+      t.req("POST", "/links/suggest", {
+        docs: [{ path: "checkout/design.md", profile: "design" }],
+        local: true,
+      }),
     );
     expect(local.items).toEqual([{ from: "checkout/design.md", to: "checkout/prd.md", kind: "implements" }]);
     await problem(await t.req("POST", "/links/suggest", { docs: "no" }), 400, "validation_failed");

@@ -1,11 +1,24 @@
 /** Profiles: the doc types, their versions and maintainers, and a doc's profile. */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Env, type Router } from "../../http.js";
+import {
+  createRouter,
+  deps,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  type Env,
+  type Router,
+} from "../../http.js";
 import { ApiError } from "../../errors.js";
 import { docVerdict } from "../../runs.js";
 import { LOCAL_ADMIN } from "../meta/index.js";
-import { adoptFrontmatter, assumptions, decodeText, FrontmatterInvalidError } from "../../../core/lint/index.js";
+import {
+  adoptFrontmatter,
+  assumptions,
+  decodeText,
+  FrontmatterInvalidError,
+} from "../../../core/lint/index.js";
 import { parseMarkdown } from "../../../core/markdown/document.js";
 import { setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
 import { rankProfiles } from "../../../core/profile/index.js";
@@ -189,12 +202,40 @@ async function mainDoc(c: Context<Env>, docId: string) {
 }
 
 /** Write the main doc as a new version and answer with the version and its verdict. */
-async function saveMainDoc(c: Context<Env>, docId: string, base: string, path: string, text: string, message: string) {
+async function saveMainDoc(
+  c: Context<Env>,
+  docId: string,
+  base: string,
+  path: string,
+  text: string,
+  message: string,
+) {
   const { store, runs } = deps(c);
-  const result = await store.write(docId, base, [{ path, bytes: new TextEncoder().encode(text) }], LOCAL_ADMIN.id, message);
-  const run = await runs.lintVersion(store.bundleIdOfDoc(docId), docId, result.version.id, result.version.number);
+  const result = await store.write(
+    docId,
+    base,
+    [{ path, bytes: new TextEncoder().encode(text) }],
+    LOCAL_ADMIN.id,
+    message,
+  );
+  const run = await runs.lintVersion(
+    store.bundleIdOfDoc(docId),
+    docId,
+    result.version.id,
+    result.version.number,
+  );
   const verdict = docVerdict(run, result.version.number);
   return verdict ? { ...result, verdict } : result;
+}
+
+/** Verdicts follow the profile: lint the docs that name it again, in the background. */
+function relint(c: Context<Env>, key: string): void {
+  const { runs, logger } = deps(c);
+  runs
+    .relintProfile(key)
+    .catch((err: unknown) =>
+      logger.error("re-lint after a profile change failed", { key, error: String(err) }),
+    );
 }
 
 function knownProfile(c: Context<Env>, key: string) {
@@ -219,7 +260,8 @@ export default function profileRoutes(): Router {
     const { row, text, run } = await mainDoc(c, docId);
     const guessed = run?.versionNumber === row.v.number ? run.adopt : null;
     const adopt: { type?: string; size?: string } = {};
-    for (const k of keys) if ((k === "type" || k === "size") && guessed?.[k] !== undefined) adopt[k] = guessed[k];
+    for (const k of keys)
+      if ((k === "type" || k === "size") && guessed?.[k] !== undefined) adopt[k] = guessed[k];
     if (Object.keys(adopt).length === 0)
       throw new ApiError("nothing_to_adopt", "the doc already names its type and size; nothing to write");
     let next: string;
@@ -246,9 +288,15 @@ export default function profileRoutes(): Router {
     try {
       next = setFrontmatterKeys(text, { type: profile });
     } catch (err) {
-      throw new ApiError("validation_failed", `cannot write into the frontmatter: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ApiError(
+        "validation_failed",
+        `cannot write into the frontmatter: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
-    return c.json(await saveMainDoc(c, docId, base_version, row.d.path, next, `Change type to ${profile}`), 200);
+    return c.json(
+      await saveMainDoc(c, docId, base_version, row.d.path, next, `Change type to ${profile}`),
+      200,
+    );
   });
 
   r.openapi(listAssumptions, async (c) => {
@@ -277,7 +325,11 @@ export default function profileRoutes(): Router {
   r.openapi(saveProfile, async (c) => {
     const { key } = c.req.valid("param");
     const { yaml, template, message, base_version } = c.req.valid("json");
-    const saved = await deps(c).profiles.save(key, yaml, template, LOCAL_ADMIN.id, { message, base: base_version });
+    const saved = await deps(c).profiles.save(key, yaml, template, LOCAL_ADMIN.id, {
+      message,
+      base: base_version,
+    });
+    relint(c, key);
     return c.json(saved, 200);
   });
 
@@ -299,7 +351,9 @@ export default function profileRoutes(): Router {
 
   r.openapi(rollbackProfile, async (c) => {
     const { key } = c.req.valid("param");
-    return c.json(await deps(c).profiles.rollback(key, c.req.valid("json").version, LOCAL_ADMIN.id), 200);
+    const back = await deps(c).profiles.rollback(key, c.req.valid("json").version, LOCAL_ADMIN.id);
+    relint(c, key);
+    return c.json(back, 200);
   });
 
   // Suggestions as threads on a profile's checks come with threads.

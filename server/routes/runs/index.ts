@@ -207,12 +207,18 @@ export default function runRoutes(): Router {
     const { store, runs } = deps(c);
     await store.refreshBundle(store.bundleIdOfDoc(docId));
     await runs.idle();
-    const rows = await runs.list(docId, { limit: limit + 1, before: cursor === undefined ? undefined : decodeRunCursor(cursor) });
+    const rows = await runs.list(docId, {
+      limit: limit + 1,
+      before: cursor === undefined ? undefined : decodeRunCursor(cursor),
+    });
     const page = rows.slice(0, limit);
     const findingCounts = await runs.findingCounts(page.map((p) => p.id));
     const items = page.map((row) => runView(row, findingCounts.get(row.id) ?? 0));
     const last = page[page.length - 1];
-    return c.json(rows.length > limit && last ? { items, next_cursor: encodeRunCursor(last) } : { items }, 200);
+    return c.json(
+      rows.length > limit && last ? { items, next_cursor: encodeRunCursor(last) } : { items },
+      200,
+    );
   });
   stub(r, startRun);
   stub(r, reviewFiles);

@@ -59,7 +59,8 @@ export function encodeRunCursor(row: RunRow): string {
 export function decodeRunCursor(cursor: string): { at: Date; id: string } {
   try {
     const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && typeof v[0] === "number" && typeof v[1] === "string") return { at: new Date(v[0]), id: v[1] };
+    if (Array.isArray(v) && typeof v[0] === "number" && typeof v[1] === "string")
+      return { at: new Date(v[0]), id: v[1] };
   } catch {
     /* fall through */
   }

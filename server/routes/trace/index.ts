@@ -100,7 +100,9 @@ export default function traceRoutes(): Router {
       }
     }
     const asked = new Set(docs.map((x) => x.path));
-    const items = suggestLinkRule(all, (key) => d.profiles.get(key)?.upstream).filter((l) => asked.has(l.from));
+    const items = suggestLinkRule(all, (key) => d.profiles.get(key)?.upstream).filter((l) =>
+      asked.has(l.from),
+    );
     return c.json({ items }, 200);
   });
   return r;
