@@ -24,7 +24,9 @@ interface Call {
 }
 
 /** A GitHub API stand-in: answers the Action's calls from recorded payloads and keeps each call. */
-function fakeGitHub(): Promise<{ server: Server; url: string; calls: Call[] }> {
+function fakeGitHub(
+  options: { readOnly?: boolean } = {},
+): Promise<{ server: Server; url: string; calls: Call[] }> {
   const calls: Call[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = "";
@@ -44,6 +46,13 @@ function fakeGitHub(): Promise<{ server: Server; url: string; calls: Call[] }> {
         res.end(JSON.stringify(body));
       };
       const route = `${req.method} ${url.pathname}`;
+      // A fork's token: reads work, writes are refused as GitHub refuses them.
+      if (options.readOnly && req.method !== "GET")
+        return send(403, {
+          message: "Resource not accessible by integration",
+          documentation_url: "https://docs.github.com/rest",
+          status: "403",
+        });
       if (route === `GET ${REPO}/pulls/42/files`) {
         if (url.searchParams.get("page") === "2") return send(200, fixture("pulls.files.page2.json"));
         return send(200, fixture("pulls.files.page1.json"), {
@@ -83,53 +92,64 @@ function runDist(
 let dir: string;
 let fake: Awaited<ReturnType<typeof fakeGitHub>>;
 
-beforeEach(async () => {
+beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "action-e2e-"));
-  fake = await fakeGitHub();
 });
 afterEach(async () => {
   await new Promise((resolve) => fake.server.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A checked-out copy of the fixture repository, and the environment the runner gives the step. */
+function stepEnv(event: string): {
+  env: NodeJS.ProcessEnv;
+  workspace: string;
+  output: string;
+  summary: string;
+} {
+  const workspace = join(dir, "workspace");
+  cpSync(join(FIXTURES, "repo"), workspace, { recursive: true });
+  const output = join(dir, "github_output");
+  const summary = join(dir, "step_summary.md");
+  writeFileSync(output, "");
+  writeFileSync(summary, "");
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env["PATH"] ?? "",
+    HOME: dir,
+    NO_PROXY: "*",
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_PATH: join(FIXTURES, "github", event),
+    GITHUB_REPOSITORY: "acme/product-specs",
+    GITHUB_REPOSITORY_OWNER: "acme",
+    GITHUB_SHA: "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+    GITHUB_REF: "refs/pull/42/merge",
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_API_URL: fake.url,
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ID: "11999812345",
+    GITHUB_OUTPUT: output,
+    GITHUB_STEP_SUMMARY: summary,
+    RUNNER_TEMP: dir,
+    // What the runner sets from action.yml's defaults.
+    INPUT_PATHS: "",
+    "INPUT_FAIL-ON": "not_build_ready",
+    INPUT_TOKEN: "ghs_e2eTestToken",
+    INPUT_PROFILES: "",
+    "INPUT_CHECK-NAME": "Build Ready",
+    INPUT_COMMENT: "true",
+    "INPUT_SARIF-FILE": "",
+    "INPUT_WORKING-DIRECTORY": ".",
+  };
+  return { env, workspace, output, summary };
+}
+
 describe("action/dist/index.js on a pull_request event", () => {
   it("posts the check with annotations, edits the sticky comment, writes outputs, summary and SARIF", async () => {
     expect(existsSync(DIST)).toBe(true);
-    const workspace = join(dir, "workspace");
-    cpSync(join(FIXTURES, "repo"), workspace, { recursive: true });
-    const output = join(dir, "github_output");
-    const summary = join(dir, "step_summary.md");
-    writeFileSync(output, "");
-    writeFileSync(summary, "");
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env["PATH"] ?? "",
-      HOME: dir,
-      NO_PROXY: "*",
-      CI: "true",
-      GITHUB_ACTIONS: "true",
-      GITHUB_EVENT_NAME: "pull_request",
-      GITHUB_EVENT_PATH: join(FIXTURES, "github", "pull_request.opened.json"),
-      GITHUB_REPOSITORY: "acme/product-specs",
-      GITHUB_REPOSITORY_OWNER: "acme",
-      GITHUB_SHA: "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
-      GITHUB_REF: "refs/pull/42/merge",
-      GITHUB_WORKSPACE: workspace,
-      GITHUB_API_URL: fake.url,
-      GITHUB_SERVER_URL: "https://github.com",
-      GITHUB_RUN_ID: "11999812345",
-      GITHUB_OUTPUT: output,
-      GITHUB_STEP_SUMMARY: summary,
-      RUNNER_TEMP: dir,
-      // What the runner sets from action.yml's defaults.
-      INPUT_PATHS: "",
-      "INPUT_FAIL-ON": "not_build_ready",
-      INPUT_TOKEN: "ghs_e2eTestToken",
-      INPUT_PROFILES: "",
-      "INPUT_CHECK-NAME": "Build Ready",
-      INPUT_COMMENT: "true",
-      "INPUT_SARIF-FILE": "",
-      "INPUT_WORKING-DIRECTORY": ".",
-    };
+    fake = await fakeGitHub();
+    const { env, workspace, output, summary } = stepEnv("pull_request.opened.json");
     const { code, stdout, stderr } = await runDist(env, workspace);
 
     expect(stderr).toBe("");
@@ -221,5 +241,32 @@ describe("action/dist/index.js on a pull_request event", () => {
     const jobSummary = readFileSync(summary, "utf8");
     expect(jobSummary).toContain("## Build Ready: 2 spec docs: 1 Not Build Ready, 1 Build Ready");
     expect(jobSummary).toContain("Linted the bundles pull request #42 touches with the built-in profiles.");
+  });
+
+  it("from a fork, with a read-only token: no crash, the summary says why nothing was posted", async () => {
+    fake = await fakeGitHub({ readOnly: true });
+    const { env, workspace, output, summary } = stepEnv("pull_request.fork.json");
+    env["INPUT_FAIL-ON"] = "never";
+    const { code, stdout, stderr } = await runDist(env, workspace);
+
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(fake.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `GET ${REPO}/pulls/42/files?per_page=100`,
+      `GET ${REPO}/pulls/42/files?per_page=100&page=2`,
+      `POST ${REPO}/check-runs`,
+      `GET ${REPO}/issues/42/comments?per_page=100`,
+      `PATCH ${REPO}/issues/comments/2489007342`,
+    ]);
+    expect(stdout).toContain(
+      "::warning::Could not post the check run 'Build Ready' (403 Resource not accessible by integration",
+    );
+    const jobSummary = readFileSync(summary, "utf8");
+    expect(jobSummary).toContain("## Build Ready: 2 spec docs: 1 Not Build Ready, 1 Build Ready");
+    expect(jobSummary).toContain(
+      "the pull request comes from a fork, and GitHub gives workflows of fork pull requests a read-only token",
+    );
+    expect(jobSummary).toContain("Could not post the pull request comment (403");
+    expect(readOutputs(readFileSync(output, "utf8"))["build-ready"]).toBe("false");
   });
 });
