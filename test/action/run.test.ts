@@ -284,3 +284,39 @@ describe("runAction on push", () => {
     expect(summary()).toContain("with the `profiles` profiles");
   });
 });
+
+describe("runAction with working-directory", () => {
+  it("maps the pull request's paths into the checkout and back for annotations", async () => {
+    // The repository is checked out under product/ of the workspace.
+    const nested = join(dir, "nested");
+    cpSync(join(FIXTURES, "repo"), join(nested, "product"), { recursive: true });
+    workspace = nested;
+    let check: { output: { annotations: { path: string }[] } } | undefined;
+    const prefixed = (page: { filename: string }[]) =>
+      page.map((f) => ({ ...f, filename: `product/${f.filename}` }));
+    listFiles([prefixed(fixture("pulls.files.page1.json")), prefixed(fixture("pulls.files.page2.json"))])
+      .post(`${REPO}/check-runs`, (b: { output: { annotations: { path: string }[] } }) => {
+        check = b;
+        return true;
+      })
+      .reply(201, fixture("check-run.created.json"));
+    const outcome = await runAction(
+      inputs({ "working-directory": "product", comment: "false" }),
+      readContext(env("pull_request", "pull_request.opened.json")),
+      deps,
+    );
+    expect(outcome.results.map((r) => r.doc)).toEqual([
+      "product/specs/checkout-api/api.md",
+      "product/specs/saved-searches/saved-searches.md",
+    ]);
+    expect(new Set(check!.output.annotations.map((a) => a.path))).toEqual(
+      new Set(["product/specs/checkout-api/api.md"]),
+    );
+  });
+
+  it("refuses a folder outside the workspace", async () => {
+    await expect(
+      runAction(inputs({ "working-directory": "../elsewhere" }), readContext(env("push", undefined)), deps),
+    ).rejects.toThrow(/outside GITHUB_WORKSPACE/);
+  });
+});
