@@ -88,6 +88,14 @@ interface BundleState {
   headNumber: number;
   /** path -> what is on disk (and in the head version). */
   files: Map<string, FileState>;
+  /** What the docs row says (path, profile, problems), to skip writes that change nothing. */
+  docKey: string;
+  /** The folder was missing at the last scan. */
+  gone: boolean;
+}
+
+function docKeyOf(path: string, profileKey: string, problems: unknown): string {
+  return JSON.stringify([path, profileKey, problems ?? null]);
 }
 
 interface FileChange {
@@ -194,6 +202,8 @@ export class LocalStore {
         headId: b.headVersionId,
         headNumber: b.headNumber,
         files: byBundle.get(b.id) ?? new Map<string, FileState>(),
+        docKey: docKeyOf(d.path, d.profileKey, d.problems),
+        gone: b.goneAt !== null,
       });
     }
   }
@@ -251,7 +261,6 @@ export class LocalStore {
     this.claimed = new Set(this.discovery.bundles.map((b) => b.slug));
     for (const p of this.discovery.problems) if (!isMarkdownPath(p.path)) this.claimed.add(p.path);
 
-    const seen = new Set<string>();
     for (const found of this.discovery.bundles) {
       const existing = this.stateBySlug(found.slug);
       const folderFiles = found.files.map((rel) => byPath.get(joinPath(found.slug, rel))!).filter(Boolean);
@@ -260,19 +269,16 @@ export class LocalStore {
         await this.createBundle(found.slug, found.title, found.doc.path, found.doc.type, docProblemList);
         continue;
       }
-      seen.add(existing.id);
       await this.withLock(existing.id, async () => {
         await this.reviveAndUpdateDoc(existing, found.doc.path, found.doc.type, docProblemList);
         if (this.differs(existing, found.slug, folderFiles)) await this.syncState(existing);
       });
     }
+    const found = new Set(this.discovery.bundles.map((b) => b.slug));
     for (const s of this.states.values()) {
-      if (!seen.has(s.id) && !this.discovery.bundles.some((b) => b.slug === s.slug)) {
-        await this.db
-          .update(bundles)
-          .set({ goneAt: this.clock.now() })
-          .where(and(eq(bundles.id, s.id), isNull(bundles.goneAt)));
-      }
+      if (s.gone || found.has(s.slug)) continue;
+      await this.db.update(bundles).set({ goneAt: this.clock.now() }).where(eq(bundles.id, s.id));
+      s.gone = true;
     }
   }
 
@@ -292,23 +298,18 @@ export class LocalStore {
     profileKey: string,
     problems: ReturnType<typeof docProblems>,
   ): Promise<void> {
-    await this.db
-      .update(bundles)
-      .set({ goneAt: null })
-      .where(and(eq(bundles.id, state.id), sql`${bundles.goneAt} is not null`));
-    const [doc] = await this.db.select().from(docs).where(eq(docs.id, state.docId));
-    if (
-      doc &&
-      (doc.path !== docPath ||
-        doc.profileKey !== profileKey ||
-        JSON.stringify(doc.problems ?? null) !== JSON.stringify(problems))
-    ) {
-      await this.db
-        .update(docs)
-        .set({ path: docPath, profileKey, problems, updatedAt: this.clock.now() })
-        .where(eq(docs.id, state.docId));
-      state.docPath = docPath;
+    if (state.gone) {
+      await this.db.update(bundles).set({ goneAt: null }).where(eq(bundles.id, state.id));
+      state.gone = false;
     }
+    const key = docKeyOf(docPath, profileKey, problems);
+    if (key === state.docKey) return;
+    await this.db
+      .update(docs)
+      .set({ path: docPath, profileKey, problems, updatedAt: this.clock.now() })
+      .where(eq(docs.id, state.docId));
+    state.docPath = docPath;
+    state.docKey = key;
   }
 
   /** Files of a bundle folder on disk, without nested bundles. */
@@ -341,7 +342,17 @@ export class LocalStore {
         createdAt: now,
         updatedAt: now,
       });
-    const state: BundleState = { id, slug, docId, docPath, headId: null, headNumber: 0, files: new Map() };
+    const state: BundleState = {
+      id,
+      slug,
+      docId,
+      docPath,
+      headId: null,
+      headNumber: 0,
+      files: new Map(),
+      docKey: docKeyOf(docPath, profileKey, problems),
+      gone: false,
+    };
     this.states.set(id, state);
     await this.withLock(id, () => this.syncState(state, "Found on disk"));
     return state;
