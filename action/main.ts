@@ -204,10 +204,14 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
   });
   const ready = isReady(results);
   core.info(headline(results));
-  for (const r of results)
+  for (const r of results) {
+    for (const f of r.findings)
+      core.info(`${f.file}:${f.line}:${f.column} ${f.level} ${f.check} ${f.message}`);
+    if (r.problem !== undefined) core.info(`${r.doc}: not a valid bundle: ${r.problem}`);
     core.info(
       `${r.doc}: ${r.result}${r.score === null ? "" : ` score ${r.score}`}, ${r.must} MUST, ${r.should} SHOULD, ${r.info} INFO`,
     );
+  }
 
   // SARIF for github/codeql-action/upload-sarif.
   const sarifPath = resolve(ctx.workspace, inputs.sarifFile);

@@ -114,9 +114,41 @@ export function checkSummary(results: readonly BundleResult[], ctx: ReportContex
   return truncate(body(results, { ...ctx, notes: [] }).join("\n"));
 }
 
-/** The job summary. */
+/** At most this many findings per doc are listed in the job summary. */
+export const SUMMARY_FINDINGS = 100;
+
+const html = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** The findings of each doc that has some, folded: `line:column LEVEL check message`. */
+export function findingsDetails(results: readonly BundleResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.findings.length === 0) continue;
+    const n = r.findings.length;
+    out.push(
+      "",
+      `<details><summary><code>${html(r.doc)}</code>: ${n} finding${n === 1 ? "" : "s"}</summary>`,
+      "",
+    );
+    for (const f of r.findings.slice(0, SUMMARY_FINDINGS))
+      out.push(
+        `- ${f.line}:${f.column} **${f.level}** \`${f.check}\` ${cell(f.message)}${f.relaxed ? " (relaxed)" : ""}`,
+      );
+    if (n > SUMMARY_FINDINGS) out.push(`- … and ${n - SUMMARY_FINDINGS} more (see the SARIF file)`);
+    out.push("", "</details>");
+  }
+  return out;
+}
+
+/** The job summary: the table, then each doc's findings folded. */
 export function jobSummary(results: readonly BundleResult[], ctx: ReportContext, checkName: string): string {
-  return truncate([`## ${checkName}: ${headline(results)}`, "", ...body(results, ctx)].join("\n") + "\n");
+  const lines = [
+    `## ${checkName}: ${headline(results)}`,
+    "",
+    ...body(results, ctx),
+    ...findingsDetails(results),
+  ];
+  return truncate(`${lines.join("\n")}\n`);
 }
 
 /** The sticky comment: marker, headline, table, links. */

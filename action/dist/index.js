@@ -65707,9 +65707,34 @@ function body(results, ctx) {
 function checkSummary(results, ctx) {
     return truncate(body(results, { ...ctx, notes: [] }).join("\n"));
 }
-/** The job summary. */
+/** At most this many findings per doc are listed in the job summary. */
+const SUMMARY_FINDINGS = 100;
+const html = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** The findings of each doc that has some, folded: `line:column LEVEL check message`. */
+function findingsDetails(results) {
+    const out = [];
+    for (const r of results) {
+        if (r.findings.length === 0)
+            continue;
+        const n = r.findings.length;
+        out.push("", `<details><summary><code>${html(r.doc)}</code>: ${n} finding${n === 1 ? "" : "s"}</summary>`, "");
+        for (const f of r.findings.slice(0, SUMMARY_FINDINGS))
+            out.push(`- ${f.line}:${f.column} **${f.level}** \`${f.check}\` ${cell(f.message)}${f.relaxed ? " (relaxed)" : ""}`);
+        if (n > SUMMARY_FINDINGS)
+            out.push(`- … and ${n - SUMMARY_FINDINGS} more (see the SARIF file)`);
+        out.push("", "</details>");
+    }
+    return out;
+}
+/** The job summary: the table, then each doc's findings folded. */
 function jobSummary(results, ctx, checkName) {
-    return truncate([`## ${checkName}: ${headline(results)}`, "", ...body(results, ctx)].join("\n") + "\n");
+    const lines = [
+        `## ${checkName}: ${headline(results)}`,
+        "",
+        ...body(results, ctx),
+        ...findingsDetails(results),
+    ];
+    return truncate(`${lines.join("\n")}\n`);
 }
 /** The sticky comment: marker, headline, table, links. */
 function commentBody(results, ctx, opts) {
@@ -65909,8 +65934,13 @@ async function runAction(inputs, ctx, deps = {}) {
     });
     const ready = isReady(results);
     info(headline(results));
-    for (const r of results)
+    for (const r of results) {
+        for (const f of r.findings)
+            info(`${f.file}:${f.line}:${f.column} ${f.level} ${f.check} ${f.message}`);
+        if (r.problem !== undefined)
+            info(`${r.doc}: not a valid bundle: ${r.problem}`);
         info(`${r.doc}: ${r.result}${r.score === null ? "" : ` score ${r.score}`}, ${r.must} MUST, ${r.should} SHOULD, ${r.info} INFO`);
+    }
     // SARIF for github/codeql-action/upload-sarif.
     const sarifPath = (0,external_node_path_namespaceObject.resolve)(ctx.workspace, inputs.sarifFile);
     const sarifDocs = results.map((r) => r.sarif).filter((d) => d !== undefined);

@@ -163,6 +163,12 @@ describe("runAction on a pull request", () => {
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]!.results).toHaveLength(10);
     expect(summary()).toContain("## Build Ready: 2 spec docs: 1 Not Build Ready, 1 Build Ready");
+    expect(summary()).toContain(
+      "<details><summary><code>specs/checkout-api/api.md</code>: 10 findings</summary>",
+    );
+    expect(summary()).toContain(
+      "- 30:1 **MUST** `authentication` Section 'Authentication' has 9 words of content; it needs at least 15",
+    );
     expect(process.exitCode).toBe(1);
   });
 
