@@ -210,3 +210,128 @@ export const findings = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.id] })],
 );
+
+// ---------------------------------------------------------------------------------------
+// The full AI review (issue 5): what a full run used and who works on it, its build
+// questions with reader answers, its claims, suggested fixes, the persisted event stream,
+// the step cache, and ad-hoc reviews of unsaved files. docs/review.md describes them.
+
+/** One row per full run: usage, readers, and the worker lease (restart safety). */
+export const reviewRuns = pgTable(
+  "review_runs",
+  {
+    runId: uuid("run_id")
+      .primaryKey()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    readers: integer("readers").notNull(),
+    calls: integer("calls").notNull().default(0),
+    cachedCalls: integer("cached_calls").notNull().default(0),
+    tokensIn: bigint("tokens_in", { mode: "number" }).notNull().default(0),
+    tokensOut: bigint("tokens_out", { mode: "number" }).notNull().default(0),
+    /** Times a worker claimed the run (a run requeued after a crash is claimed again). */
+    attempts: integer("attempts").notNull().default(0),
+    /** The worker holding the run, and when it last said it is alive. */
+    worker: text("worker"),
+    heartbeatAt: ts("heartbeat_at"),
+  },
+  (t) => [index("review_runs_heartbeat").on(t.heartbeatAt)],
+);
+
+/** Build questions of a full run (contract 2.16): reader answers and the judge's groups inline. */
+export const buildQuestions = pgTable(
+  "build_questions",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    id: uuid("id").notNull(),
+    number: integer("number").notNull(),
+    text: text("text").notNull(),
+    level: text("level").notNull(),
+    category: text("category").notNull(),
+    cites: jsonb("cites").notNull(),
+    result: text("result").notNull(),
+    answers: jsonb("answers").notNull(),
+    groups: jsonb("groups").$type<number[][]>().notNull(),
+    agreedAnswer: text("agreed_answer"),
+    findingId: uuid("finding_id"),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.id] })],
+);
+
+/** Factual claims of a full run, labelled, in document order. */
+export const claims = pgTable(
+  "claims",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    id: uuid("id").notNull(),
+    ord: integer("ord").notNull(),
+    text: text("text").notNull(),
+    label: text("label").notNull(),
+    explanation: text("explanation").notNull().default(""),
+    anchor: jsonb("anchor"),
+    sources: jsonb("sources").$type<Array<{ text: string; found: boolean; file?: string }>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.id] })],
+);
+
+/** A patch the model suggested for one finding, against the version the run read. */
+export const findingFixes = pgTable(
+  "finding_fixes",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    findingId: uuid("finding_id").notNull(),
+    file: text("file").notNull(),
+    patch: text("patch").notNull(),
+    explanation: text("explanation").notNull().default(""),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.findingId] })],
+);
+
+/** Server-sent events of a run, kept so a client can resume with Last-Event-ID. */
+export const runEvents = pgTable(
+  "run_events",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    name: text("name").notNull(),
+    data: jsonb("data").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/** Model answers by sha256(stage, model, prompt): a re-review re-asks only what changed. */
+export const stepCache = pgTable("step_cache", {
+  key: text("key").primaryKey(),
+  stage: text("stage").notNull(),
+  model: text("model").notNull(),
+  answer: text("answer").notNull(),
+  tokensIn: integer("tokens_in").notNull(),
+  tokensOut: integer("tokens_out").notNull(),
+  createdAt: ts("created_at").notNull(),
+});
+
+/** Reviews of files that are not saved (POST /reviews): kept until `expires_at`, then purged. */
+export const adhocReviews = pgTable(
+  "adhoc_reviews",
+  {
+    id: uuid("id").primaryKey(),
+    mainPath: text("main_path").notNull(),
+    files: jsonb("files")
+      .$type<Array<{ path: string; content: string; encoding: "text" | "base64" }>>()
+      .notNull(),
+    result: jsonb("result").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("adhoc_reviews_expires").on(t.expiresAt)],
+);
