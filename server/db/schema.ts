@@ -7,6 +7,7 @@ import {
   bigint,
   boolean,
   customType,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -335,3 +336,41 @@ export const adhocReviews = pgTable(
   },
   (t) => [index("adhoc_reviews_expires").on(t.expiresAt)],
 );
+
+// ---- model backends, role assignments, token use (server/models) ----
+
+/** A model backend (contract 2.11). The secret is AES-256-GCM ciphertext, never clear text. */
+export const modelBackends = pgTable("model_backends", {
+  id: uuid("id").primaryKey(),
+  kind: text("kind").notNull(),
+  name: text("name").notNull(),
+  /** `v1:<iv>:<tag>:<ciphertext>` (base64 parts), or null when there is no secret. */
+  secretCipher: text("secret_cipher"),
+  secretLast4: text("secret_last4").notNull().default(""),
+  baseUrl: text("base_url"),
+  preset: text("preset"),
+  command: jsonb("command").$type<string[]>(),
+  promptVia: text("prompt_via"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Which backend and model a review role uses (contract 2.12); a used backend cannot be deleted. */
+export const roleAssignments = pgTable("role_assignments", {
+  role: text("role").primaryKey(),
+  backendId: uuid("backend_id")
+    .notNull()
+    .references(() => modelBackends.id, { onDelete: "restrict" }),
+  model: text("model").notNull(),
+  priceInPerMtok: doublePrecision("price_in_per_mtok"),
+  priceOutPerMtok: doublePrecision("price_out_per_mtok"),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Tokens used per calendar month (`YYYY-MM`, UTC), counted against the monthly budget. */
+export const tokenUse = pgTable("token_use", {
+  month: text("month").primaryKey(),
+  tokensIn: bigint("tokens_in", { mode: "number" }).notNull().default(0),
+  tokensOut: bigint("tokens_out", { mode: "number" }).notNull().default(0),
+  updatedAt: ts("updated_at").notNull(),
+});
