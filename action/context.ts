@@ -30,6 +30,8 @@ export interface RunContext {
   serverUrl: string;
   /** Link to this workflow run, when GitHub said which one it is. */
   runUrl: string | undefined;
+  /** Link to the Action's own repository (GITHUB_ACTION_REPOSITORY), for SARIF rule help. */
+  actionUrl: string | undefined;
   workspace: string;
 }
 
@@ -102,6 +104,9 @@ export function readContext(env: NodeJS.ProcessEnv = process.env): RunContext {
     apiUrl,
     serverUrl,
     runUrl: runId && owner ? `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` : undefined,
+    actionUrl: env["GITHUB_ACTION_REPOSITORY"]
+      ? `${serverUrl}/${env["GITHUB_ACTION_REPOSITORY"]}`
+      : undefined,
     workspace: env["GITHUB_WORKSPACE"] ?? process.cwd(),
   };
 }

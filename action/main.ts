@@ -219,7 +219,15 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
   mkdirSync(dirname(sarifPath), { recursive: true });
   writeFileSync(
     sarifPath,
-    `${JSON.stringify(toSarif(sarifDocs, { toolVersion: version, profiles }), null, 2)}\n`,
+    `${JSON.stringify(
+      toSarif(sarifDocs, {
+        toolVersion: version,
+        profiles,
+        ...(ctx.actionUrl ? { informationUri: ctx.actionUrl } : {}),
+      }),
+      null,
+      2,
+    )}\n`,
   );
 
   const report: ReportContext = {

@@ -64824,6 +64824,9 @@ function readContext(env = process.env) {
         apiUrl,
         serverUrl,
         runUrl: runId && owner ? `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` : undefined,
+        actionUrl: env["GITHUB_ACTION_REPOSITORY"]
+            ? `${serverUrl}/${env["GITHUB_ACTION_REPOSITORY"]}`
+            : undefined,
         workspace: env["GITHUB_WORKSPACE"] ?? process.cwd(),
     };
 }
@@ -65945,7 +65948,11 @@ async function runAction(inputs, ctx, deps = {}) {
     const sarifPath = (0,external_node_path_namespaceObject.resolve)(ctx.workspace, inputs.sarifFile);
     const sarifDocs = results.map((r) => r.sarif).filter((d) => d !== undefined);
     (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(sarifPath), { recursive: true });
-    (0,external_node_fs_namespaceObject.writeFileSync)(sarifPath, `${JSON.stringify(toSarif(sarifDocs, { toolVersion: version, profiles }), null, 2)}\n`);
+    (0,external_node_fs_namespaceObject.writeFileSync)(sarifPath, `${JSON.stringify(toSarif(sarifDocs, {
+        toolVersion: version,
+        profiles,
+        ...(ctx.actionUrl ? { informationUri: ctx.actionUrl } : {}),
+    }), null, 2)}\n`);
     const report = {
         scope,
         profiles: profilesWords,

@@ -129,6 +129,7 @@ function stepEnv(event: string): {
     GITHUB_API_URL: fake.url,
     GITHUB_SERVER_URL: "https://github.com",
     GITHUB_RUN_ID: "11999812345",
+    GITHUB_ACTION_REPOSITORY: "acme-tools/spec-review",
     GITHUB_OUTPUT: output,
     GITHUB_STEP_SUMMARY: summary,
     RUNNER_TEMP: dir,
@@ -230,9 +231,13 @@ describe("action/dist/index.js on a pull_request event", () => {
     expect(outputs["sarif-file"]).toBe(join(dir, "spec-review.sarif"));
     const sarif = JSON.parse(readFileSync(outputs["sarif-file"]!, "utf8")) as {
       version: string;
-      runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[];
+      runs: {
+        tool: { driver: { informationUri?: string } };
+        results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+      }[];
     };
     expect(sarif.version).toBe("2.1.0");
+    expect(sarif.runs[0]!.tool.driver.informationUri).toBe("https://github.com/acme-tools/spec-review");
     expect(sarif.runs[0]!.results).toHaveLength(10);
     expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(
       "specs/checkout-api/api.md",
