@@ -1,18 +1,56 @@
-/** Workspace settings (contract section 8), stored one key per row, with defaults. */
-import { inArray } from "drizzle-orm";
+/**
+ * Workspace settings (contract section 8), stored one key per row, with defaults.
+ * SETTING_FIELDS is the one source of the bounds, defaults and meanings: the admin
+ * schema (server/schemas/admin.ts) is built from it.
+ */
+import { inArray, sql } from "drizzle-orm";
 import type { Db } from "./db/index.js";
 import { settings } from "./db/schema.js";
 import type { Limits } from "./store/local.js";
 
-export const SETTING_DEFAULTS = {
-  max_file_mb: 10,
-  max_bundle_mb: 50,
-  invite_ttl_days: 7,
-  resolve_sources: true,
-  parallel_calls: 4,
+export const SETTING_FIELDS = {
+  max_file_mb: { type: "integer", min: 1, max: 50, default: 10, required: true, meaning: "largest file" },
+  max_bundle_mb: {
+    type: "integer",
+    min: 1,
+    max: 500,
+    default: 50,
+    required: true,
+    meaning: "largest bundle",
+  },
+  invite_ttl_days: {
+    type: "integer",
+    min: 1,
+    max: 90,
+    default: 7,
+    required: true,
+    meaning: "lifetime of an invite",
+  },
+  resolve_sources: {
+    type: "boolean",
+    default: true,
+    required: false,
+    meaning:
+      "read the metadata of each grounding source; when off, a source carries no redirect chain and no retrieval date",
+  },
+  parallel_calls: {
+    type: "integer",
+    min: 1,
+    max: 16,
+    default: 4,
+    required: true,
+    meaning: "model calls at a time per run",
+  },
+} as const;
+
+type Fields = typeof SETTING_FIELDS;
+export type Settings = {
+  -readonly [K in keyof Fields]: Fields[K]["default"] extends boolean ? boolean : number;
 };
 
-export type Settings = typeof SETTING_DEFAULTS;
+export const SETTING_DEFAULTS: Settings = Object.fromEntries(
+  Object.entries(SETTING_FIELDS).map(([k, f]) => [k, f.default]),
+) as Settings;
 
 export async function readSettings(db: Db): Promise<Settings> {
   const rows = await db
@@ -22,6 +60,22 @@ export async function readSettings(db: Db): Promise<Settings> {
   const out: Settings = { ...SETTING_DEFAULTS };
   for (const r of rows) (out as Record<string, unknown>)[r.key] = r.value;
   return out;
+}
+
+/**
+ * Store the whole settings object (validated by the caller against the section-8 bounds).
+ * An optional field left out takes its default.
+ */
+export async function writeSettings(db: Db, values: Partial<Settings>, now: Date): Promise<Settings> {
+  const next: Settings = { ...SETTING_DEFAULTS, ...values };
+  await db.transaction(async (tx) => {
+    for (const [key, value] of Object.entries(next))
+      await tx
+        .insert(settings)
+        .values({ key, value, updatedAt: now })
+        .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value`, updatedAt: now } });
+  });
+  return next;
 }
 
 export function limitsFrom(db: Db): () => Promise<Limits> {

@@ -7,26 +7,32 @@
 import { z } from "@hono/zod-openapi";
 import { Uuid } from "./common.js";
 import { int64 } from "./params.js";
+import { SETTING_FIELDS } from "../settings.js";
 
 // ---- settings (section 8) ----
 
+function intSetting(f: { min: number; max: number; default: number; meaning: string }) {
+  return z.int().min(f.min).max(f.max).openapi({ default: f.default, description: f.meaning });
+}
+
+const F = SETTING_FIELDS;
+
+/** Built from SETTING_FIELDS (server/settings.ts), the one source of bounds and defaults. Unknown fields are refused. */
 export const SettingsSchema = z
-  .object({
-    max_file_mb: z.int().min(1).max(50).openapi({ default: 10, description: "largest file" }),
-    max_bundle_mb: z.int().min(1).max(500).openapi({ default: 50, description: "largest bundle" }),
-    invite_ttl_days: z.int().min(1).max(90).openapi({ default: 7, description: "lifetime of an invite" }),
-    resolve_sources: z.boolean().optional().openapi({
-      default: true,
-      description:
-        "read the metadata of each grounding source; when off, a source carries no redirect chain and no retrieval date",
-    }),
-    parallel_calls: z
-      .int()
-      .min(1)
-      .max(16)
-      .openapi({ default: 4, description: "model calls at a time per run" }),
+  .strictObject({
+    max_file_mb: intSetting(F.max_file_mb),
+    max_bundle_mb: intSetting(F.max_bundle_mb),
+    invite_ttl_days: intSetting(F.invite_ttl_days),
+    resolve_sources: z
+      .boolean()
+      .optional()
+      .openapi({ default: F.resolve_sources.default, description: F.resolve_sources.meaning }),
+    parallel_calls: intSetting(F.parallel_calls),
   })
-  .openapi("Settings", { description: "request and response share this shape" });
+  .openapi("Settings", {
+    description:
+      "request and response share this shape; on PUT, `resolve_sources` left out takes its default",
+  });
 
 // ---- invites and reset links ----
 
@@ -93,21 +99,31 @@ export const BackendSchema = z
   .openapi("Backend");
 
 export const BackendBodySchema = z
-  .object({
+  .strictObject({
     kind: BackendKind,
     name: z.string().min(1),
-    secret: z
+    secret: z.string().optional().openapi({
+      description:
+        "the API key (for `agent_cli`: handed to the CLI in its environment); write-only; on PUT, leave it out to keep the stored one, send an empty string to remove it",
+    }),
+    base_url: z
       .string()
       .optional()
-      .openapi({ description: "the API key; write-only; on PUT, leave it out to keep the stored one" }),
-    base_url: z.string().optional(),
-    preset: AgentPreset.optional(),
-    command: z.array(z.string()).optional(),
-    prompt_via: PromptVia.optional(),
+      .openapi({ description: "providers only: an http(s) address overriding the provider's API address" }),
+    preset: AgentPreset.optional().openapi({ description: "`agent_cli` only (required there)" }),
+    command: z
+      .array(z.string().min(1))
+      .optional()
+      .openapi({ description: "`agent_cli` with preset `custom` only (required there)" }),
+    prompt_via: PromptVia.optional().openapi({
+      description: "`agent_cli` only; default: the preset's, `stdin` for `custom`",
+    }),
   })
   .openapi("BackendRequest");
 
-export const BackendTestBodySchema = z.object({ model: z.string().min(1) }).openapi("BackendTestRequest");
+export const BackendTestBodySchema = z
+  .strictObject({ model: z.string().min(1) })
+  .openapi("BackendTestRequest");
 
 export const BackendTestResultSchema = z
   .object({
@@ -128,6 +144,10 @@ export const PresetSchema = z
     command: z.array(z.string()),
     prompt_via: PromptVia,
     installed: z.boolean().openapi({ description: "the CLI is on this machine's PATH" }),
+    secret_env: z
+      .string()
+      .optional()
+      .openapi({ description: "the environment variable a backend's secret is handed to the CLI in" }),
     version: z.string().optional().openapi({ description: "the installed CLI's version, when it says" }),
   })
   .openapi("AgentPresetInfo");
@@ -146,7 +166,7 @@ export const RoleAssignmentSchema = z
   .openapi("RoleAssignment");
 
 export const RoleAssignmentBodySchema = z
-  .object({
+  .strictObject({
     backend_id: Uuid,
     model: z.string().min(1),
     price_in_per_mtok: z.number().min(0).optional(),
@@ -231,18 +251,22 @@ export const BudgetSchema = z
     month: z
       .string()
       .regex(/^\d{4}-\d{2}$/)
-      .openapi({ example: "2026-11" }),
+      .openapi({ example: "2026-11", description: "this calendar month, UTC" }),
     limit_tokens: int64().nullable().openapi({ description: "null: no limit, so no budget" }),
-    used_tokens: int64(),
-    remaining_tokens: int64().nullable().openapi({ description: "null when there is no limit" }),
+    used_tokens_in: int64().openapi({ description: "input tokens used this month" }),
+    used_tokens_out: int64().openapi({ description: "output tokens used this month" }),
+    used_tokens: int64().openapi({ description: "input plus output tokens used this month" }),
+    remaining_tokens: int64()
+      .nullable()
+      .openapi({ description: "limit minus use, never below 0; null when there is no limit" }),
   })
   .openapi("Budget");
 
 export const BudgetBodySchema = z
-  .object({
+  .strictObject({
     limit_tokens: int64()
       .min(1)
       .nullable()
-      .openapi({ description: "monthly token limit; null removes the budget" }),
+      .openapi({ description: "monthly token limit (input plus output tokens); null removes the budget" }),
   })
   .openapi("BudgetRequest");

@@ -1,0 +1,122 @@
+/**
+ * A ModelClient over an OpenAI-compatible chat completions API (the `openai` SDK):
+ * structured output through `response_format: json_schema`, token use from the answer,
+ * SDK retries off (the pipeline retries), and every failure mapped to a ModelCallError kind.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import {
+  ModelCallError,
+  type ModelAnswer,
+  type ModelCall,
+  type ModelClient,
+} from "../../core/review/model.js";
+
+export interface OpenAIClientOptions {
+  baseUrl: string;
+  /** The API key; local servers take none (a placeholder is sent). */
+  apiKey?: string;
+  /** Per call, in ms (default 120 s). */
+  timeoutMs?: number;
+  /** `strict` of the json_schema response format (default true). */
+  strict?: boolean;
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+
+/** Estimated tokens of a text: characters / 4, rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Milliseconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date). */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** The ModelCallError for what the SDK threw. */
+export function mapOpenAIError(err: unknown): ModelCallError {
+  if (err instanceof ModelCallError) return err;
+  const options = { cause: err };
+  if (err instanceof APIConnectionTimeoutError)
+    return new ModelCallError("the model call timed out", "timeout", undefined, options);
+  if (err instanceof APIUserAbortError)
+    return new ModelCallError("the model call was aborted", "timeout", undefined, options);
+  if (err instanceof APIConnectionError)
+    return new ModelCallError(`cannot reach the model server: ${err.message}`, "server", undefined, options);
+  if (err instanceof APIError) {
+    const status = err.status ?? 0;
+    const what = `the model server answered ${status}: ${err.message}`;
+    if (status === 429) return new ModelCallError(what, "rate_limited", retryAfterMs(err.headers), options);
+    if (status === 401 || status === 403) return new ModelCallError(what, "auth", undefined, options);
+    if (status === 408) return new ModelCallError(what, "timeout", undefined, options);
+    if (status >= 500) return new ModelCallError(what, "server", retryAfterMs(err.headers), options);
+    return new ModelCallError(what, "bad_request", undefined, options);
+  }
+  if (err instanceof SyntaxError)
+    return new ModelCallError(
+      `the model server's answer is not valid JSON: ${err.message}`,
+      "server",
+      undefined,
+      options,
+    );
+  const message = err instanceof Error ? err.message : String(err);
+  return new ModelCallError(`the model call failed: ${message}`, "server", undefined, options);
+}
+
+export class OpenAICompatibleClient implements ModelClient {
+  readonly #sdk: OpenAI;
+  readonly #strict: boolean;
+
+  constructor(opts: OpenAIClientOptions) {
+    this.#sdk = new OpenAI({
+      apiKey: opts.apiKey || "none",
+      baseURL: opts.baseUrl,
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    });
+    this.#strict = opts.strict ?? true;
+  }
+
+  async call(call: ModelCall): Promise<ModelAnswer> {
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.#sdk.chat.completions.create(
+        {
+          model: call.model,
+          messages: [
+            { role: "system", content: call.system },
+            { role: "user", content: call.prompt },
+          ],
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: call.schemaName, schema: call.schema, strict: this.#strict },
+          },
+        },
+        { signal: call.signal },
+      );
+    } catch (err) {
+      throw mapOpenAIError(err);
+    }
+    const choice = completion.choices?.[0];
+    if (!choice) throw new ModelCallError("the model server answered no choices", "server");
+    const message = choice.message;
+    if (message.refusal) throw new ModelCallError(`the model refused: ${message.refusal}`, "bad_request");
+    const text = message.content ?? "";
+    const usage = completion.usage;
+    if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens))
+      return { text, tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens, estimated: false };
+    return {
+      text,
+      tokensIn: estimateTokens(call.system + call.prompt),
+      tokensOut: estimateTokens(text),
+      estimated: true,
+    };
+  }
+}
