@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter, deps, errorResponses, jsonResponse, notImplemented } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { ApiError } from "../../errors.js";
-import { BundleIdParams, BundleListSchema, BundleSchema, SpecDocSchema } from "../../schemas/common.js";
+import { BundleIdParams, BundleListSchema, BundleSchema } from "../../schemas/common.js";
 import { bundleView } from "../../views.js";
+import { registerBundleWrites } from "./import.js";
 
 const ListQuery = z.object({
   limit: z.coerce
@@ -146,30 +147,6 @@ export default function bundleRoutes() {
     },
   );
 
-  // Built by the profiles and import issue.
-  r.openapi(
-    createRoute({
-      method: "post",
-      path: "/bundles",
-      summary: "create a bundle from a profile's template",
-      tags: ["bundles"],
-      responses: { 200: jsonResponse(SpecDocSchema, "The new bundle's spec doc"), ...errorResponses },
-    }),
-    notImplemented,
-  );
-  for (const path of ["/bundles/import", "/bundles/import/preview"] as const)
-    r.openapi(
-      createRoute({
-        method: "post",
-        path,
-        summary:
-          path === "/bundles/import"
-            ? "import a bundle from a .md file, a .zip file or pasted markdown"
-            : "list the markdown files of an import, each with its profile and the links offered",
-        tags: ["bundles"],
-        responses: { 200: jsonResponse(BundleListSchema, "Imported bundles"), ...errorResponses },
-      }),
-      notImplemented,
-    );
+  registerBundleWrites(r);
   return r;
 }

@@ -1,0 +1,535 @@
+/**
+ * POST /bundles/import and /bundles/import/preview (contract 4.2), and the registration
+ * of every route that writes a new bundle folder. Rules: docs/import.md.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import {
+  baseName,
+  classifyMarkdown,
+  folderOf,
+  isMarkdownPath,
+  isUnder,
+} from "../../../core/bundle/discover.js";
+import { resolveInBundle } from "../../../core/lint/checks/links-resolve.js";
+import { parseMarkdown } from "../../../core/markdown/document.js";
+import { parseFrontmatter, setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
+import { rankProfiles } from "../../../core/profile/index.js";
+import { suggestLinks } from "../../../core/trace/suggest.js";
+import { deps, errorResponses, jsonResponse, type Env, type Router } from "../../http.js";
+import { ApiError, TooLargeError, ValidationError } from "../../errors.js";
+import { BundleListSchema } from "../../schemas/common.js";
+import { LinkKind } from "../../schemas/trace.js";
+import {
+  addFrontmatterLinks,
+  BundleWriter,
+  checkBundleName,
+  checkDuplicates,
+  checkSizes,
+  importPath,
+  nameTaken,
+  readZip,
+  slugifyName,
+  stripCommonTop,
+  type FrontmatterLink,
+  type ImportEntry,
+} from "../../store/import.js";
+import type { Limits } from "../../store/local.js";
+import { joinPath } from "../../store/paths.js";
+import { bundleView } from "../../views.js";
+import { registerCreateBundle } from "./create.js";
+
+const MB = 1024 * 1024;
+
+const ProfileSource = z
+  .enum(["frontmatter", "docs", "profile", "guess", "none"])
+  .openapi({ description: "where the profile comes from; `none`: not a spec doc" });
+
+export const ImportPreviewSchema = z
+  .object({
+    name: z
+      .string()
+      .openapi({ description: "the bundle folder the import would write (given, or the default)" }),
+    name_exists: z
+      .boolean()
+      .openapi({ description: "true when that folder exists: the import would be refused" }),
+    items: z.array(
+      z.object({
+        path: z.string().openapi({ description: "path of the markdown file in the import" }),
+        title: z.string().optional(),
+        profile: z.string().openapi({ description: "profile key; empty when none is known" }),
+        profile_source: ProfileSource,
+        spec: z.boolean().openapi({
+          description: "true when the import, sent with the same parts, would make this file a spec doc",
+        }),
+        bundle: z
+          .string()
+          .optional()
+          .openapi({
+            description: "slug of the bundle the spec doc would be in, relative to the served folder",
+          }),
+      }),
+    ),
+    links: z.array(z.object({ from: z.string(), to: z.string(), kind: z.string() })).openapi({
+      description: "links offered (the rule of POST /links/suggest); send the confirmed ones as `links`",
+    }),
+  })
+  .openapi("ImportPreview");
+
+const multipartBody = {
+  required: true,
+  description: "parts `name`, `file` (.md or .zip), `text`, `profile`, `files` (repeated), `docs`, `links`",
+  content: {
+    "multipart/form-data": {
+      schema: z.object({
+        name: z.string().optional(),
+        file: z.string().optional().openapi({ format: "binary" }),
+        text: z.string().optional(),
+        profile: z.string().optional(),
+        files: z.array(z.string().openapi({ format: "binary" })).optional(),
+        docs: z.string().optional().openapi({ description: "JSON: [{path, profile}]" }),
+        links: z.string().optional().openapi({ description: "JSON: [{from, to, kind}]" }),
+      }),
+    },
+  },
+} as const;
+
+export const importBundles = createRoute({
+  method: "post",
+  path: "/bundles/import",
+  summary: "import a bundle from a .md file, a .zip file or pasted markdown",
+  tags: ["bundles"],
+  request: { body: multipartBody },
+  responses: { 201: jsonResponse(BundleListSchema, "The imported bundles"), ...errorResponses },
+});
+
+export const previewImport = createRoute({
+  method: "post",
+  path: "/bundles/import/preview",
+  summary: "list the markdown files of an import, each with its profile and the links offered",
+  tags: ["bundles"],
+  request: { body: multipartBody },
+  responses: {
+    200: jsonResponse(ImportPreviewSchema, "What the import would do; nothing is written"),
+    ...errorResponses,
+  },
+});
+
+const DocsPart = z.array(z.object({ path: z.string().min(1), profile: z.string() }));
+const LinksPart = z.array(z.object({ from: z.string().min(1), to: z.string().min(1), kind: LinkKind }));
+
+function jsonPart<T extends z.ZodType>(
+  value: string | undefined,
+  part: string,
+  schema: T,
+): z.output<T> | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new ApiError(
+      "invalid_json",
+      `the \`${part}\` part is not valid JSON (${err instanceof Error ? err.message : String(err)}); nothing was written`,
+    );
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success)
+    throw new ValidationError(
+      `the \`${part}\` part does not match its shape`,
+      result.error.issues.map((i) => ({
+        field: ["body", part, ...i.path.map(String)].join("."),
+        message: i.message,
+      })),
+    );
+  return result.data;
+}
+
+/** A file part of the form. */
+type FilePart = Exclude<ReturnType<FormData["get"]>, string | null>;
+
+interface ImportForm {
+  name?: string;
+  file?: FilePart;
+  text?: string;
+  profile?: string;
+  files: FilePart[];
+  docs?: Array<{ path: string; profile: string }>;
+  links?: Array<{ from: string; to: string; kind: string }>;
+}
+
+async function readForm(c: Context<Env>, limits: Limits): Promise<ImportForm> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("multipart/form-data"))
+    throw new ApiError("unsupported_media_type", "send the import as multipart/form-data");
+  const length = Number(c.req.header("content-length") ?? "0");
+  if (length > limits.maxBundleMb * MB + MB) throw new TooLargeError("bundle", length, limits.maxBundleMb);
+  let form: FormData;
+  try {
+    form = await c.req.raw.formData();
+  } catch (err) {
+    throw new ValidationError(
+      `the body is not valid multipart/form-data (${err instanceof Error ? err.message : String(err)})`,
+    );
+  }
+  const text = (part: string): string | undefined => {
+    const v = form.get(part);
+    if (v === null) return undefined;
+    if (typeof v !== "string")
+      throw new ValidationError(`the \`${part}\` part must be text, not a file`, [
+        { field: `body.${part}`, message: "expected a text part" },
+      ]);
+    return v;
+  };
+  const fileValue = form.get("file");
+  if (typeof fileValue === "string" && fileValue !== "")
+    throw new ValidationError("the `file` part must be a file", [
+      { field: "body.file", message: "expected a file part" },
+    ]);
+  // Browsers send an empty file part, and an empty text field, for controls left blank.
+  const file =
+    fileValue !== null && typeof fileValue !== "string" && (fileValue.name !== "" || fileValue.size > 0)
+      ? fileValue
+      : undefined;
+  const files = form
+    .getAll("files")
+    .filter((f): f is FilePart => typeof f !== "string" && (f.name !== "" || f.size > 0));
+  const pasted = text("text");
+  const name = text("name")?.trim();
+  const profile = text("profile")?.trim();
+  const docs = jsonPart(text("docs"), "docs", DocsPart);
+  const links = jsonPart(text("links"), "links", LinksPart);
+  return {
+    ...(name ? { name } : {}),
+    ...(file ? { file } : {}),
+    ...(pasted !== undefined && pasted.trim() !== "" ? { text: pasted } : {}),
+    ...(profile ? { profile } : {}),
+    files,
+    ...(docs ? { docs } : {}),
+    ...(links ? { links } : {}),
+  };
+}
+
+function stem(fileName: string): string {
+  return baseName(fileName).replace(/\.[^.]*$/, "");
+}
+
+/** The files of the import (paths relative to its top), and the name they suggest. */
+async function gather(
+  form: ImportForm,
+  limits: Limits,
+): Promise<{ entries: ImportEntry[]; nameHint?: string }> {
+  const sources = [form.file, form.text, form.files.length > 0 ? form.files : undefined].filter(
+    (s) => s !== undefined,
+  );
+  if (sources.length !== 1)
+    throw new ApiError(
+      "import_source",
+      sources.length === 0
+        ? "send one source: a `file` (.md or .zip), pasted `text`, or the `files` of a dropped folder"
+        : "send only one source: `file`, `text` or `files` (a dropped folder counts as the file)",
+    );
+  if (form.text !== undefined) {
+    const bytes = new TextEncoder().encode(form.text);
+    const fileName = `${form.name ? baseName(form.name) : "spec"}.md`;
+    checkSizes([{ path: fileName, size: bytes.length }], limits);
+    return { entries: [{ path: fileName, bytes }] };
+  }
+  if (form.file) {
+    const f = form.file;
+    const lower = f.name.toLowerCase();
+    if (isMarkdownPath(lower)) {
+      const path = importPath(baseName(f.name), "file");
+      if (path === undefined)
+        throw new ApiError("bad_path", `the file name ${JSON.stringify(f.name)} is hidden`);
+      checkSizes([{ path, size: f.size }], limits);
+      return { entries: [{ path, bytes: new Uint8Array(await f.arrayBuffer()) }], nameHint: stem(path) };
+    }
+    if (lower.endsWith(".zip")) {
+      if (f.size > limits.maxBundleMb * MB) throw new TooLargeError("bundle", f.size, limits.maxBundleMb);
+      const stripped = stripCommonTop(readZip(new Uint8Array(await f.arrayBuffer()), limits));
+      return { entries: stripped.entries, nameHint: stripped.top ?? stem(f.name) };
+    }
+    throw new ApiError(
+      "unsupported_file_type",
+      `${JSON.stringify(f.name)} is neither a .md nor a .zip file; send a folder as a .zip or as \`files\``,
+    );
+  }
+  const parts: Array<{ path: string; file: FilePart }> = [];
+  for (const f of form.files) {
+    const path = importPath(f.name, "files");
+    if (path !== undefined) parts.push({ path, file: f });
+  }
+  checkDuplicates(parts.map((p) => p.path));
+  checkSizes(
+    parts.map((p) => ({ path: p.path, size: p.file.size })),
+    limits,
+  );
+  const read = await Promise.all(
+    parts.map(async (p) => ({ path: p.path, bytes: new Uint8Array(await p.file.arrayBuffer()) })),
+  );
+  const stripped = stripCommonTop(read);
+  return { entries: stripped.entries, ...(stripped.top ? { nameHint: stripped.top } : {}) };
+}
+
+interface MdFile {
+  path: string;
+  text: string;
+  title?: string;
+  profile: string;
+  source: z.infer<typeof ProfileSource>;
+  spec: boolean;
+}
+
+function docTitle(text: string): string | undefined {
+  const fmTitle = parseFrontmatter(text).data["title"];
+  if (typeof fmTitle === "string" && fmTitle.trim() !== "" && !fmTitle.includes("{{")) return fmTitle.trim();
+  const h1 = /^#[ \t]+(.+?)[ \t#]*$/m.exec(text);
+  return h1?.[1]?.trim();
+}
+
+interface Plan {
+  name: string;
+  md: MdFile[];
+  entries: ImportEntry[];
+}
+
+/** Classify every markdown file (frontmatter type, else the `docs` pick, else `profile`, else a guess). */
+function classify(
+  c: Context<Env>,
+  form: ImportForm,
+  entries: ImportEntry[],
+  top: string | undefined,
+  preview: boolean,
+): MdFile[] {
+  const { profiles } = deps(c);
+  const known = (key: string, where: string) => {
+    if (key !== "" && !profiles.get(key))
+      throw new ApiError(
+        "unknown_profile",
+        `${where} names the profile ${JSON.stringify(key)}, which does not exist`,
+      );
+  };
+  if (form.profile !== undefined) known(form.profile, "`profile`");
+  const byPath = new Map(entries.map((e) => [e.path, e]));
+  const picks = new Map<string, string>();
+  for (const [i, d] of (form.docs ?? []).entries()) {
+    let path = d.path;
+    if (!byPath.has(path) && top !== undefined && path.startsWith(`${top}/`))
+      path = path.slice(top.length + 1);
+    if (!byPath.has(path) || !isMarkdownPath(path))
+      throw new ValidationError(
+        `docs[${i}].path ${JSON.stringify(d.path)} is not a markdown file of the import`,
+        [{ field: `body.docs.${i}.path`, message: "not a markdown file of the import" }],
+      );
+    known(d.profile, `docs[${i}]`);
+    picks.set(path, d.profile);
+  }
+  const decoder = new TextDecoder();
+  const markdown = entries.filter((e) => isMarkdownPath(e.path));
+  const single = markdown.length === 1;
+  const list = profiles.list();
+  return markdown.map((e) => {
+    const text = decoder.decode(e.bytes);
+    const title = docTitle(text);
+    const base = { path: e.path, text, ...(title ? { title } : {}) };
+    const type = classifyMarkdown(text).type;
+    if (type) return { ...base, profile: type, source: "frontmatter" as const, spec: true };
+    const pick = picks.get(e.path);
+    if (pick !== undefined)
+      return {
+        ...base,
+        profile: pick,
+        source: pick ? ("docs" as const) : ("none" as const),
+        spec: pick !== "",
+      };
+    if (single && form.profile)
+      return { ...base, profile: form.profile, source: "profile" as const, spec: true };
+    if (single || preview) {
+      const guess = rankProfiles(text, list)[0];
+      if (guess) return { ...base, profile: guess.key, source: "guess" as const, spec: single };
+    }
+    return { ...base, profile: "", source: "none" as const, spec: false };
+  });
+}
+
+/** The import's files laid out so each spec doc is in a folder of its own; answers them and each doc's new path. */
+function layout(
+  entries: ImportEntry[],
+  specs: MdFile[],
+): { files: Map<string, Uint8Array>; docPath: Map<string, string> } {
+  const files = new Map(entries.map((e) => [e.path, e.bytes]));
+  const docPath = new Map(specs.map((d) => [d.path, d.path]));
+  const specPaths = new Set(specs.map((d) => d.path));
+  const taken = new Set<string>();
+  for (const e of entries) {
+    const segs = e.path.toLowerCase().split("/");
+    for (let i = 1; i <= segs.length; i++) taken.add(segs.slice(0, i).join("/"));
+  }
+  const groups = new Map<string, MdFile[]>();
+  for (const d of specs) groups.set(folderOf(d.path), [...(groups.get(folderOf(d.path)) ?? []), d]);
+  for (const [folder, docs] of groups) {
+    if (docs.length < 2) continue;
+    for (const d of docs) {
+      const s = slugifyName(stem(d.path)) || "doc";
+      let sub = joinPath(folder, s);
+      for (let n = 2; taken.has(sub.toLowerCase()); n++) sub = joinPath(folder, `${s}-${n}`);
+      taken.add(sub.toLowerCase());
+      const bytes = files.get(d.path)!;
+      files.delete(d.path);
+      const moved = joinPath(sub, baseName(d.path));
+      files.set(moved, bytes);
+      docPath.set(d.path, moved);
+      // The assets the doc's relative links and images name, from inside its folder, go with it.
+      for (const link of parseMarkdown(d.text).links) {
+        const href = link.href.trim().replace(/[#?].*$/, "");
+        if (href === "" || href.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
+        let ref = href;
+        try {
+          ref = decodeURI(href);
+        } catch {
+          /* keep it as written */
+        }
+        const target = resolveInBundle(d.path, ref);
+        if (target === undefined || specPaths.has(target) || !entries.some((e) => e.path === target))
+          continue;
+        if (!isUnder(target, folder)) continue;
+        const rel = folder === "." ? target : target.slice(folder.length + 1);
+        files.set(joinPath(sub, rel), entries.find((e) => e.path === target)!.bytes);
+      }
+    }
+  }
+  return { files, docPath };
+}
+
+async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits: Limits; form: ImportForm }> {
+  const { store } = deps(c);
+  const limits = await store.currentLimits();
+  const form = await readForm(c, limits);
+  if (form.name !== undefined) checkBundleName(form.name);
+  const gathered = await gather(form, limits);
+  const md = classify(c, form, gathered.entries, gathered.nameHint, preview);
+  let name = form.name;
+  if (name === undefined) {
+    const hint = gathered.nameHint ?? (form.text !== undefined ? md[0]?.title : undefined);
+    name = hint ? slugifyName(hint) : undefined;
+    if (!name)
+      throw new ValidationError(
+        "give the bundle a `name`: none could be made from the file name or the doc's title",
+        [{ field: "body.name", message: "required" }],
+      );
+    checkBundleName(name);
+  }
+  return { name, md, entries: gathered.entries, limits, form };
+}
+
+function bundleOf(name: string, docPath: string): string {
+  const folder = folderOf(docPath);
+  return folder === "." ? name : `${name}/${folder}`;
+}
+
+/** Registers POST /bundles, /bundles/import and /bundles/import/preview; they share one writer. */
+export function registerBundleWrites(r: Router): void {
+  const writer = new BundleWriter();
+  registerCreateBundle(r, writer);
+
+  r.openapi(previewImport, async (c) => {
+    const { store, profiles } = deps(c);
+    const p = await plan(c, true);
+    const specs = p.md.filter((d) => d.spec);
+    const { docPath } = layout(p.entries, specs);
+    const links = suggestLinks(
+      p.md.map((d) => ({ path: d.path, profile: d.profile })),
+      (key) => profiles.get(key)?.upstream,
+    );
+    return c.json(
+      {
+        name: p.name,
+        name_exists: await nameTaken(store.folder, p.name),
+        items: p.md.map((d) => ({
+          path: d.path,
+          ...(d.title ? { title: d.title } : {}),
+          profile: d.profile,
+          profile_source: d.source,
+          spec: d.spec,
+          ...(d.spec ? { bundle: bundleOf(p.name, docPath.get(d.path)!) } : {}),
+        })),
+        links,
+      },
+      200,
+    );
+  });
+
+  r.openapi(importBundles, async (c) => {
+    const { store, runs } = deps(c);
+    const p = await plan(c, false);
+    const specs = p.md.filter((d) => d.spec);
+    if (specs.length === 0)
+      throw new ApiError(
+        "no_spec_doc",
+        "no markdown file of the import names a `type`: send `profile` (one markdown file) or pick profiles in `docs`; POST /bundles/import/preview shows guesses",
+      );
+    // Write the type into docs that did not name one, then the confirmed links.
+    const texts = new Map<string, string>();
+    for (const d of specs) {
+      if (d.source === "frontmatter") continue;
+      try {
+        texts.set(d.path, setFrontmatterKeys(d.text, { type: d.profile }));
+      } catch (err) {
+        throw new ValidationError(
+          `cannot write the type into ${d.path}: its frontmatter is not valid YAML (${err instanceof Error ? err.message : String(err)})`,
+        );
+      }
+    }
+    const { files, docPath } = layout(p.entries, specs);
+    const specPaths = new Set(specs.map((d) => d.path));
+    const byFrom = new Map<string, FrontmatterLink[]>();
+    for (const [i, l] of (p.form.links ?? []).entries()) {
+      for (const end of ["from", "to"] as const)
+        if (!specPaths.has(l[end]))
+          throw new ValidationError(
+            `links[${i}].${end} ${JSON.stringify(l[end])} is not a spec doc of the import`,
+            [{ field: `body.links.${i}.${end}`, message: "not a spec doc of the import" }],
+          );
+      if (l.from === l.to)
+        throw new ValidationError(`links[${i}] links a doc to itself`, [
+          { field: `body.links.${i}.to`, message: "same as from" },
+        ]);
+      byFrom.set(l.from, [
+        ...(byFrom.get(l.from) ?? []),
+        { kind: l.kind, target: bundleOf(p.name, docPath.get(l.to)!) },
+      ]);
+    }
+    const encoder = new TextEncoder();
+    for (const d of specs) {
+      let text = texts.get(d.path) ?? d.text;
+      const links = byFrom.get(d.path);
+      if (links) {
+        try {
+          text = addFrontmatterLinks(text, links);
+        } catch (err) {
+          throw new ValidationError(
+            `cannot write links into ${d.path}: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        }
+      }
+      if (text !== d.text) files.set(docPath.get(d.path)!, encoder.encode(text));
+    }
+    checkSizes(
+      [...files].map(([path, bytes]) => ({ path, size: bytes.length })),
+      p.limits,
+    );
+    await writer.write(store.folder, p.name, files);
+    await store.scanAll();
+    const slugs = [...new Set(specs.map((d) => bundleOf(p.name, docPath.get(d.path)!)))];
+    const ids = await store.bundleIdsOfSlugs(slugs);
+    await runs.idle();
+    const rows = await Promise.all(ids.map((id) => store.bundleRow(id)));
+    const runsByDoc = await runs.latestRuns(rows.map((row) => row.d.id));
+    const items = rows
+      .map((row) => bundleView(row, runsByDoc.get(row.d.id)))
+      .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+    const problems = store.problems().filter((q) => q.path === p.name || q.path.startsWith(`${p.name}/`));
+    return c.json({ items, problems }, 201);
+  });
+}
