@@ -46,7 +46,12 @@ export class ModelCallError extends Error {
   }
 
   get retryable(): boolean {
-    return this.kind === "timeout" || this.kind === "rate_limited" || this.kind === "server" || this.kind === "exit";
+    return (
+      this.kind === "timeout" ||
+      this.kind === "rate_limited" ||
+      this.kind === "server" ||
+      this.kind === "exit"
+    );
   }
 }
 

@@ -1,0 +1,345 @@
+/**
+ * One model step: cache lookup by sha256(stage, model, prompt), at most `parallel` calls
+ * at once, the budget asked before each call and told after it, retries with backoff for
+ * errors a retry can help (a 429's Retry-After is respected), and the answer validated
+ * against its zod schema: an invalid answer is asked again once with the error, then the
+ * step fails with a clear message.
+ */
+import type { z } from "zod";
+import { ModelCallError, type ModelClient } from "./model.js";
+import { jsonSchemaOf } from "./schemas.js";
+
+export interface CachedStep {
+  stage: string;
+  model: string;
+  /** The raw answer text that validated. */
+  text: string;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+/** Where answers are kept between runs (server: the step_cache table). */
+export interface StepCache {
+  get(key: string): Promise<CachedStep | undefined>;
+  put(key: string, step: CachedStep): Promise<void>;
+}
+
+/** The monthly token budget as a run sees it. */
+export interface BudgetGate {
+  /** Tokens left; undefined when there is no limit. */
+  remaining(): Promise<number | undefined>;
+  record(tokensIn: number, tokensOut: number): Promise<void>;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first try, for timeouts, 429s, 5xx and a CLI's non-zero exit. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A longer Retry-After than this fails the step rather than wait. */
+  maxRetryAfterMs: number;
+  /** One call's time limit. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  retries: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  timeoutMs: 180_000,
+};
+
+export type ReviewErrorCode = "budget_exceeded" | "model_output_invalid" | "model_call_failed" | "cancelled";
+
+/** Why a review stopped. `message` is what `run_error` says. */
+export class ReviewError extends Error {
+  constructor(
+    readonly code: ReviewErrorCode,
+    message: string,
+    readonly stage?: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ReviewError";
+  }
+}
+
+export interface RoleRef {
+  client: ModelClient;
+  model: string;
+}
+
+export interface StepRequest<S extends z.ZodType> {
+  stage: string;
+  role: RoleRef;
+  system: string;
+  prompt: string;
+  schemaName: string;
+  schema: S;
+  /** Expected answer size, for the budget check before the call. */
+  expectedTokensOut?: number;
+}
+
+export interface StepResult<T> {
+  value: T;
+  cached: boolean;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface Usage {
+  /** Steps asked (each one answer), cached or not. */
+  steps: number;
+  /** Steps the cache answered. */
+  cached: number;
+  /** Model requests made, retries and re-asks included. */
+  requests: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface StepRunnerOptions {
+  parallel: number;
+  cache?: StepCache;
+  budget?: BudgetGate;
+  retry?: Partial<RetryPolicy>;
+  /** Wait (backoff); resolves early when the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  signal?: AbortSignal;
+  /** Told after every step. */
+  onStep?: (info: { stage: string; cached: boolean; tokensIn: number; tokensOut: number }) => void;
+}
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The cache key of a step: the same stage, model and prompt give the same key. */
+export function stepKey(stage: string, model: string, system: string, prompt: string, schemaName: string) {
+  return sha256Hex(JSON.stringify([stage, model, schemaName, system, prompt]));
+}
+
+/** Parse a model's text as JSON: code fences and text around one object are tolerated. */
+export function parseJsonAnswer(text: string): unknown {
+  const t = text.trim();
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(t);
+  const body = fenced ? fenced[1]! : t;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    const s = body.indexOf("{");
+    const e = body.lastIndexOf("}");
+    if (s >= 0 && e > s) {
+      try {
+        return JSON.parse(body.slice(s, e + 1));
+      } catch {
+        /* the first error says more */
+      }
+    }
+    throw err;
+  }
+}
+
+/** Validate an answer text; the error says what is wrong, briefly. */
+export function validateAnswer<S extends z.ZodType>(
+  schema: S,
+  text: string,
+): { ok: true; value: z.output<S> } | { ok: false; error: string } {
+  let data: unknown;
+  try {
+    data = parseJsonAnswer(text);
+  } catch (err) {
+    const excerpt = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    return { ok: false, error: `not JSON (${(err as Error).message}); it began: ${JSON.stringify(excerpt)}` };
+  }
+  const r = schema.safeParse(data);
+  if (r.success) return { ok: true, value: r.data };
+  const issues = r.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`)
+    .join("; ");
+  return { ok: false, error: `does not match the schema: ${issues}` };
+}
+
+class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+  async acquire(): Promise<void> {
+    if (this.active < this.size) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+export class StepRunner {
+  readonly usage: Usage = { steps: 0, cached: 0, requests: 0, tokensIn: 0, tokensOut: 0 };
+  private readonly slots: Semaphore;
+  private readonly retry: RetryPolicy;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly controller = new AbortController();
+  readonly signal: AbortSignal;
+
+  constructor(private readonly opts: StepRunnerOptions) {
+    this.slots = new Semaphore(Math.max(1, Math.floor(opts.parallel)));
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.sleep = opts.sleep ?? defaultSleep;
+    this.signal = opts.signal
+      ? AbortSignal.any([opts.signal, this.controller.signal])
+      : this.controller.signal;
+  }
+
+  /** Stop every step not finished (after a step failed). */
+  abort(): void {
+    this.controller.abort();
+  }
+
+  private checkAborted(stage: string): void {
+    if (this.signal.aborted) throw new ReviewError("cancelled", "the run was stopped", stage);
+  }
+
+  async run<S extends z.ZodType>(req: StepRequest<S>): Promise<StepResult<z.output<S>>> {
+    this.checkAborted(req.stage);
+    const key = await stepKey(req.stage, req.role.model, req.system, req.prompt, req.schemaName);
+    const hit = await this.opts.cache?.get(key);
+    if (hit) {
+      const v = validateAnswer(req.schema, hit.text);
+      if (v.ok) {
+        this.usage.steps++;
+        this.usage.cached++;
+        this.opts.onStep?.({ stage: req.stage, cached: true, tokensIn: 0, tokensOut: 0 });
+        return { value: v.value, cached: true, tokensIn: 0, tokensOut: 0 };
+      }
+    }
+    const jsonSchema = jsonSchemaOf(req.schema);
+    let prompt = req.prompt;
+    let tokensIn = 0;
+    let tokensOut = 0;
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.call(req, prompt, jsonSchema);
+      tokensIn += answer.tokensIn;
+      tokensOut += answer.tokensOut;
+      const v = validateAnswer(req.schema, answer.text);
+      if (v.ok) {
+        await this.opts.cache?.put(key, {
+          stage: req.stage,
+          model: req.role.model,
+          text: answer.text,
+          tokensIn: answer.tokensIn,
+          tokensOut: answer.tokensOut,
+        });
+        this.usage.steps++;
+        this.opts.onStep?.({ stage: req.stage, cached: false, tokensIn, tokensOut });
+        return { value: v.value, cached: false, tokensIn, tokensOut };
+      }
+      if (attempt >= 1)
+        throw new ReviewError(
+          "model_output_invalid",
+          `${req.stage}: the model's answer is not valid twice in a row; last answer ${v.error}`,
+          req.stage,
+        );
+      prompt =
+        `${req.prompt}\n\n---\nYour previous answer was not valid: ${v.error}\n` +
+        `Answer again with only a JSON object that matches the schema ${req.schemaName}.`;
+    }
+  }
+
+  /** One model call, holding a slot, with retries for errors a retry can help. */
+  private async call(req: StepRequest<z.ZodType>, prompt: string, schema: Record<string, unknown>) {
+    for (let retry = 0; ; retry++) {
+      this.checkAborted(req.stage);
+      await this.slots.acquire();
+      let wait: number | undefined;
+      try {
+        this.checkAborted(req.stage);
+        await this.checkBudget(req, prompt);
+        const timeout = AbortSignal.timeout(this.retry.timeoutMs);
+        const signal = AbortSignal.any([this.signal, timeout]);
+        this.usage.requests++;
+        try {
+          const answer = await req.role.client.call({
+            stage: req.stage,
+            model: req.role.model,
+            system: req.system,
+            prompt,
+            schemaName: req.schemaName,
+            schema,
+            signal,
+          });
+          this.usage.tokensIn += answer.tokensIn;
+          this.usage.tokensOut += answer.tokensOut;
+          await this.opts.budget?.record(answer.tokensIn, answer.tokensOut);
+          return answer;
+        } catch (err) {
+          if (this.signal.aborted) throw new ReviewError("cancelled", "the run was stopped", req.stage);
+          const e =
+            err instanceof ModelCallError
+              ? err
+              : timeout.aborted
+                ? new ModelCallError(`no answer within ${this.retry.timeoutMs} ms`, "timeout", undefined, {
+                    cause: err,
+                  })
+                : undefined;
+          if (!e)
+            throw new ReviewError(
+              "model_call_failed",
+              `${req.stage}: the model call failed: ${err instanceof Error ? err.message : String(err)}`,
+              req.stage,
+              { cause: err },
+            );
+          const tooLong = e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs;
+          if (!e.retryable || retry >= this.retry.retries || tooLong)
+            throw new ReviewError(
+              "model_call_failed",
+              `${req.stage}: the model call failed (${e.kind}${retry > 0 ? `, after ${retry} retries` : ""}): ${e.message}`,
+              req.stage,
+              { cause: e },
+            );
+          wait =
+            e.retryAfterMs ?? Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * Math.pow(2, retry));
+        }
+      } finally {
+        this.slots.release();
+      }
+      await this.sleep(wait, this.signal);
+    }
+  }
+
+  private async checkBudget(req: StepRequest<z.ZodType>, prompt: string): Promise<void> {
+    if (!this.opts.budget) return;
+    const left = await this.opts.budget.remaining();
+    if (left === undefined) return;
+    const need = estimateTokens(req.system + prompt) + (req.expectedTokensOut ?? 300);
+    if (need > left)
+      throw new ReviewError(
+        "budget_exceeded",
+        `${req.stage}: the monthly token budget would be passed (this call needs about ${need} tokens, ${Math.max(0, left)} are left)`,
+        req.stage,
+      );
+  }
+}

@@ -1,0 +1,283 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  ModelCallError,
+  ReviewError,
+  estimateReview,
+  resultOf,
+  runReview,
+  stepKey,
+  validateAnswer,
+  judgeAnswer,
+  type CachedStep,
+  type ReviewInput,
+  type StepCache,
+} from "../../../core/review/index.js";
+import { scriptedClient } from "./scripted-model.js";
+
+const SPEC = readFileSync(resolve(import.meta.dirname, "../../../fixtures/review/checkout/spec.md"), "utf8");
+const profile = {
+  key: "prd",
+  title: "Product requirements",
+  radar: ["completeness", "clarity", "testability"],
+  readers: 3,
+  build_questions: [],
+  guidance: "",
+};
+
+function memoryCache(): StepCache & { map: Map<string, CachedStep> } {
+  const map = new Map<string, CachedStep>();
+  return {
+    map,
+    get: (k) => Promise.resolve(map.get(k)),
+    put: (k, v) => {
+      map.set(k, v);
+      return Promise.resolve();
+    },
+  };
+}
+
+const noSleep = () => Promise.resolve();
+
+function input(overrides: Partial<ReviewInput> = {}, text = SPEC): ReviewInput {
+  const client = scriptedClient();
+  const role = { client, model: "m" };
+  return {
+    bundle: { files: [{ path: "spec.md", text }], mainPath: "spec.md", linked: [] },
+    profile,
+    roles: { reviewer: role, reader: role, judge: role },
+    parallel: 4,
+    now: () => performance.now(),
+    sleep: noSleep,
+    ...overrides,
+  };
+}
+
+/** The byte range of `quote` in the spec (UTF-8 bytes; the spec is ASCII). */
+function bytesOf(quote: string): [number, number] {
+  const at = Buffer.from(SPEC).indexOf(quote);
+  return [at, at + Buffer.byteLength(quote)];
+}
+
+describe("resultOf", () => {
+  it.each([
+    { answered: [1, 2, 3], groups: [[1, 2, 3]], result: "agree", out: [[1, 2, 3]] },
+    { answered: [1, 2, 3], groups: [[2], [1, 3]], result: "diverge", out: [[1, 3], [2]] },
+    { answered: [1, 3], groups: [[1, 3]], result: "partial", out: [[1, 3], [2]] },
+    { answered: [], groups: undefined, result: "unanswered", out: [[1, 2, 3]] },
+    { answered: [2], groups: undefined, result: "partial", out: [[2], [1, 3]] },
+  ])("$answered with $groups is $result", ({ answered, groups, result, out }) => {
+    expect(resultOf(3, answered, groups)).toEqual({ result, groups: out });
+  });
+});
+
+describe("judge answer validation", () => {
+  it.each([
+    [{ groups: [[1, 2]], result: "agree", agreed_answer: "x", explanation: "" }, true],
+    [{ groups: [[1], [2]], result: "agree", agreed_answer: "", explanation: "" }, false],
+    [{ groups: [[1]], result: "agree", agreed_answer: "", explanation: "" }, false],
+    [{ groups: [[1, 2], [2]], result: "diverge", agreed_answer: "", explanation: "" }, false],
+    [{ groups: [[1, 4]], result: "agree", agreed_answer: "", explanation: "" }, false],
+  ])("%j valid: %s", (answer, ok) => {
+    expect(validateAnswer(judgeAnswer([1, 2]), JSON.stringify(answer)).ok).toBe(ok);
+  });
+
+  it("takes JSON in a code fence and says what is wrong otherwise", () => {
+    expect(
+      validateAnswer(
+        judgeAnswer([1]),
+        '```json\n{"groups":[[1]],"result":"agree","agreed_answer":"","explanation":""}\n```',
+      ).ok,
+    ).toBe(true);
+    const bad = validateAnswer(judgeAnswer([1]), "{ not json");
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error).toMatch(/^not JSON/);
+  });
+});
+
+describe("runReview", () => {
+  it("asks questions, reads, judges, labels claims and finds, with anchors in the text", async () => {
+    const out = await runReview(input());
+    expect(out.status).toBe("done");
+    expect(out.questions.map((q) => [q.number, q.text, q.level, q.result, q.groups])).toEqual([
+      [1, "What exactly does REQ-001 require?", "MUST", "agree", [[1, 2, 3]]],
+      [2, "What exactly does REQ-002 require?", "MUST", "diverge", [[1], [2], [3]]],
+      [3, "What exactly does REQ-003 require?", "MUST", "unanswered", [[1, 2, 3]]],
+      [4, "What exactly does REQ-004 require?", "SHOULD", "agree", [[1, 2, 3]]],
+    ]);
+    const q1 = out.questions[0]!;
+    const line1 = "REQ-001 The cart total is shown in the shop's currency with two decimals.";
+    expect(q1.cites[0]).toMatchObject({ kind: "section", path: ["Checkout", "Requirements"] });
+    expect([q1.cites[0]!.anchor.start, q1.cites[0]!.anchor.end]).toEqual(bytesOf(line1));
+    expect(q1.cites[1]).toMatchObject({ kind: "trace_id", id: "REQ-001" });
+    expect(q1.answers).toEqual(
+      [1, 2, 3].map((reader) => ({
+        reader,
+        answer: line1,
+        answered: true,
+        quotes: [{ text: line1, found: true }],
+      })),
+    );
+    expect(q1.agreed_answer).toBe(line1);
+    expect(out.questions[2]!.answers.every((a) => !a.answered && a.answer === "NOT SPECIFIED")).toBe(true);
+
+    // A MUST question readers diverge on or cannot answer becomes a MUST finding where it cites.
+    const qFindings = out.findings.filter((f) => f.check === "build-question");
+    expect(qFindings.map((f) => [f.level, f.message, f.anchor.start])).toEqual([
+      [
+        "MUST",
+        "Readers understood this differently: What exactly does REQ-002 require?",
+        bytesOf("REQ-002")[0],
+      ],
+      [
+        "MUST",
+        "No reader could answer this from the text: What exactly does REQ-003 require?",
+        bytesOf("REQ-003")[0],
+      ],
+    ]);
+    expect(out.questions[1]!.finding_id).toBe(qFindings[0]!.id);
+
+    // Claims: a supported claim with a quote nowhere in the bundle is unsupported.
+    expect(out.claims.map((c) => [c.label, c.text])).toEqual([
+      ["supported", "Fact: Checkout takes card payments only."],
+      ["contradicted", "Contradiction: Checkout also takes invoices."],
+      ["unsupported", "Rumor: Most shoppers pay by phone."],
+    ]);
+    expect(out.findings.some((f) => f.check === "claim-contradicted" && f.level === "SHOULD")).toBe(true);
+
+    // Reviewer findings: a found quote is anchored at its bytes; one not found at the section heading.
+    const todo = out.findings.find((f) => f.check === "ai-review" && f.level === "SHOULD")!;
+    expect([todo.anchor.start, todo.anchor.end]).toEqual(bytesOf("TODO decide the refund window."));
+    const fixme = out.findings.find((f) => f.check === "ai-review" && f.level === "MUST")!;
+    expect(fixme.unlocated).toBe(true);
+    expect(fixme.anchor.quote).toBe("## Open points");
+    expect([fixme.anchor.start, fixme.anchor.end]).toEqual(bytesOf("## Open points"));
+    // Document order.
+    const starts = out.findings.map((f) => f.anchor.start);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+  });
+
+  it("caches every step: a second run asks nothing, and an edit re-asks only what it changed", async () => {
+    const cache = memoryCache();
+    const first = await runReview(input({ cache }));
+    expect(first.usage.cached).toBe(0);
+    const steps = first.usage.steps;
+    const again = await runReview(input({ cache }));
+    expect(again.usage).toMatchObject({ steps, cached: steps, requests: 0 });
+    expect(again.questions).toEqual(first.questions);
+
+    const edited = SPEC.replace("two decimals", "no decimals");
+    const client = scriptedClient();
+    const role = { client, model: "m" };
+    const third = await runReview(
+      input({ cache, roles: { reviewer: role, reader: role, judge: role } }, edited),
+    );
+    const asked = client.calls.map((c) => c.stage).sort();
+    // The Requirements section: its questions, claims and findings; the readers of its three
+    // questions (they read that section); the judge of REQ-001 only, whose answers changed.
+    expect(asked).toEqual(["claims", "findings", "judge", "questions", ...Array<string>(9).fill("readers")]);
+    expect(client.calls.find((c) => c.stage === "judge")!.prompt).toContain("no decimals");
+    expect(third.usage.cached).toBe(third.usage.steps - asked.length);
+  });
+
+  it("never has more than `parallel` calls at once", async () => {
+    const client = scriptedClient({ latencyMs: 5 });
+    const role = { client, model: "m" };
+    await runReview(input({ parallel: 2, roles: { reviewer: role, reader: role, judge: role } }));
+    expect(client.maxInFlight).toBe(2);
+  });
+
+  it("retries a 429 after its Retry-After, and a 500 with backoff", async () => {
+    const waits: number[] = [];
+    const client = scriptedClient({
+      intercept: (_c, n) => {
+        if (n === 1) throw new ModelCallError("slow down", "rate_limited", 2000);
+        if (n === 2) throw new ModelCallError("boom", "server");
+        return undefined;
+      },
+    });
+    const role = { client, model: "m" };
+    const out = await runReview(
+      input({
+        parallel: 1,
+        roles: { reviewer: role, reader: role, judge: role },
+        sleep: (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+      }),
+    );
+    expect(out.status).toBe("done");
+    expect(waits).toEqual([2000, 1000]);
+    expect(out.usage.requests).toBe(out.usage.steps + 2);
+  });
+
+  it("asks again once with the error after an invalid answer, then fails the step", async () => {
+    const once = scriptedClient({ intercept: (_c, n) => (n === 1 ? "{ not json" : undefined) });
+    const r1 = { client: once, model: "m" };
+    const ok = await runReview(input({ parallel: 1, roles: { reviewer: r1, reader: r1, judge: r1 } }));
+    expect(ok.status).toBe("done");
+    expect(once.calls[1]!.prompt).toContain("Your previous answer was not valid: not JSON");
+
+    const always = scriptedClient({ intercept: (c) => (c.stage === "judge" ? '{"groups": []}' : undefined) });
+    const r2 = { client: always, model: "m" };
+    const bad = await runReview(input({ roles: { reviewer: r2, reader: r2, judge: r2 } }));
+    expect(bad.status).toBe("failed");
+    expect(bad.error).toBeInstanceOf(ReviewError);
+    expect(bad.error!.code).toBe("model_output_invalid");
+    expect(bad.error!.message).toMatch(/^judge: the model's answer is not valid twice in a row/);
+    // What finished is kept: the section stages that did not need the judge.
+    expect(bad.claims.length).toBeGreaterThan(0);
+  });
+
+  it("fails a call the model refuses for good (auth) at once", async () => {
+    const client = scriptedClient({
+      intercept: () => {
+        throw new ModelCallError("bad key", "auth");
+      },
+    });
+    const role = { client, model: "m" };
+    const out = await runReview(input({ parallel: 1, roles: { reviewer: role, reader: role, judge: role } }));
+    expect(out.status).toBe("failed");
+    expect(out.error!.code).toBe("model_call_failed");
+    expect(client.calls).toHaveLength(1);
+  });
+
+  it("stops with budget_exceeded when a call would pass the budget, keeping what finished", async () => {
+    let left = 2500;
+    const out = await runReview(
+      input({
+        parallel: 1,
+        budget: {
+          remaining: () => Promise.resolve(left),
+          record: (i, o) => {
+            left -= i + o;
+            return Promise.resolve();
+          },
+        },
+      }),
+    );
+    expect(out.status).toBe("failed");
+    expect(out.error!.code).toBe("budget_exceeded");
+    expect(out.usage.steps).toBeGreaterThan(0);
+    expect(left).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("estimateReview", () => {
+  it("counts calls and tokens before a run, and cached steps after one", async () => {
+    const cache = memoryCache();
+    const models = { reviewer: "m", reader: "m", judge: "m" };
+    const bundle = { files: [{ path: "spec.md", text: SPEC }], mainPath: "spec.md", linked: [] };
+    const before = await estimateReview({ bundle, profile, models, cache });
+    expect(before.cached_steps).toBe(0);
+    expect(before.calls).toBeGreaterThan(0);
+    expect(before.tokens_in).toBeGreaterThan(0);
+    const out = await runReview(input({ cache }));
+    const after = await estimateReview({ bundle, profile, models, cache });
+    expect(after).toMatchObject({ calls: 0, cached_steps: out.usage.steps, tokens_in: 0 });
+    const key = await stepKey("questions", "m", "s", "p", "n");
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
