@@ -37,6 +37,11 @@ export const ERROR_CODES = {
   zip_bomb: { status: 413, title: "The .zip file inflates out of proportion" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   unsupported_file_type: { status: 415, title: "The file is not a .md or .zip file" },
+  model_not_configured: { status: 409, title: "A review role has no model" },
+  budget_exceeded: { status: 409, title: "The monthly token budget is used up" },
+  patch_conflict: { status: 409, title: "The patch no longer applies" },
+  fix_not_suggested: { status: 409, title: "No fix was suggested for this finding" },
+  model_failed: { status: 502, title: "The model did not give a usable answer" },
   internal_error: { status: 500, title: "Internal server error" },
   not_implemented: { status: 501, title: "Not implemented yet" },
 } as const satisfies Record<string, { status: number; title: string }>;
