@@ -4,7 +4,17 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["dist/**", "action/dist/**", "scratch/**", "tmp/**", "node_modules/**", "server/db/migrations/**", "coverage/**", "**/*.js", "**/*.mjs"],
+    ignores: [
+      "dist/**",
+      "action/dist/**",
+      "scratch/**",
+      "tmp/**",
+      "node_modules/**",
+      "server/db/migrations/**",
+      "coverage/**",
+      "**/*.js",
+      "**/*.mjs",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

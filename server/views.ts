@@ -88,6 +88,9 @@ export function nextAction(doc: SpecDoc): SpecDoc["next_action"] {
       sentence: `Fix ${v.must} MUST finding${v.must === 1 ? "" : "s"} to make the doc Build Ready.`,
     };
   if (v.kind === "lint" && v.result === "build_ready")
-    return { kind: "review", sentence: "Lint passes: run a full review to find what readers would build differently." };
+    return {
+      kind: "review",
+      sentence: "Lint passes: run a full review to find what readers would build differently.",
+    };
   return undefined;
 }

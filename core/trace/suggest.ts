@@ -35,7 +35,9 @@ export function suggestLinks(
     if (!d.profile) continue;
     const upstream = upstreamOf(d.profile);
     if (!upstream) continue;
-    const candidates = (byFolderAndType.get(`${folderOf(d.path)}\0${upstream}`) ?? []).filter((p) => p !== d.path);
+    const candidates = (byFolderAndType.get(`${folderOf(d.path)}\0${upstream}`) ?? []).filter(
+      (p) => p !== d.path,
+    );
     if (candidates.length === 1) out.push({ from: d.path, to: candidates[0]!, kind: "implements" });
   }
   return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));

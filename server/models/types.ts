@@ -31,4 +31,7 @@ export interface Budget {
 
 /** Until backends are configured: no role has a model, and there is no budget. */
 export const noModels: ModelRoles = { forRole: () => Promise.resolve(undefined) };
-export const noBudget: Budget = { remaining: () => Promise.resolve(undefined), record: () => Promise.resolve() };
+export const noBudget: Budget = {
+  remaining: () => Promise.resolve(undefined),
+  record: () => Promise.resolve(),
+};

@@ -33,7 +33,11 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     ]);
     const checkout = body.items[0]!;
     expect(checkout).toMatchObject({ title: "checkout", source_kind: "local", state: "not_build_ready" });
-    expect(checkout.docs[0]!.verdict).toMatchObject({ kind: "lint", result: "not_build_ready", version_number: 1 });
+    expect(checkout.docs[0]!.verdict).toMatchObject({
+      kind: "lint",
+      result: "not_build_ready",
+      version_number: 1,
+    });
     expect(checkout.docs[0]!.verdict!.must).toBeGreaterThan(0);
     expect(checkout.docs).toHaveLength(1);
     expect(checkout.docs[0]!).toMatchObject({

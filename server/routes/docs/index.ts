@@ -81,7 +81,11 @@ async function current(c: Context<Env>, docId: string) {
 }
 
 /** A save's answer carries the verdict of its lint run (the run is started by the save itself). */
-async function withVerdict(c: Context<Env>, docId: string, result: WriteResult): Promise<WriteResult & { verdict?: Verdict }> {
+async function withVerdict(
+  c: Context<Env>,
+  docId: string,
+  result: WriteResult,
+): Promise<WriteResult & { verdict?: Verdict }> {
   const { runs, store } = deps(c);
   const bundleId = store.bundleIdOfDoc(docId);
   const run = await runs.lintVersion(bundleId, docId, result.version.id, result.version.number);
