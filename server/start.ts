@@ -9,7 +9,9 @@ import { jsonLogger, systemClock } from "./deps.js";
 import { limitsFrom } from "./settings.js";
 import { packageRoot, packageVersion } from "./paths.js";
 import { ProfileRegistry } from "./profiles.js";
-import { noBudget, noModels } from "./models/types.js";
+import { DbBudget } from "./models/budget.js";
+import { loadSecretKey, SecretBox } from "./models/secrets.js";
+import { ModelService } from "./models/service.js";
 import { RunService } from "./runs.js";
 
 export interface StartOptions {
@@ -52,13 +54,22 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await store.start();
   // Docs whose current version has no lint run yet (first start, or a new release) get one.
   runs.catchUp().catch((err: unknown) => logger.error("lint catch-up failed", { error: String(err) }));
+  // Backend secrets are sealed under SPEC_REVIEW_SECRET_KEY, or <data-dir>/secret.key (made on first start).
+  const budget = new DbBudget(database.db);
+  const models = new ModelService({
+    db: database.db,
+    box: new SecretBox(loadSecretKey({ dataDir: opts.dataDir, mode: "local" })),
+    clock: systemClock,
+    logger,
+    budget,
+  });
   const app = createApp({
     db: database.db,
     store,
     profiles,
     runs,
-    models: noModels,
-    budget: noBudget,
+    models,
+    budget,
     clock: systemClock,
     logger,
     mode: "local",

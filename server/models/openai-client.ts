@@ -51,12 +51,14 @@ export function mapOpenAIError(err: unknown): ModelCallError {
   if (err instanceof APIConnectionError)
     return new ModelCallError(`cannot reach the model server: ${err.message}`, "server", undefined, options);
   if (err instanceof APIError) {
-    const status = err.status ?? 0;
-    const what = `the model server answered ${status}: ${err.message}`;
-    if (status === 429) return new ModelCallError(what, "rate_limited", retryAfterMs(err.headers), options);
+    const api = err as APIError<number | undefined, Headers | undefined>;
+    const status: number = api.status ?? 0;
+    const headers: Headers | undefined = api.headers;
+    const what = `the model server answered ${status}: ${api.message}`;
+    if (status === 429) return new ModelCallError(what, "rate_limited", retryAfterMs(headers), options);
     if (status === 401 || status === 403) return new ModelCallError(what, "auth", undefined, options);
     if (status === 408) return new ModelCallError(what, "timeout", undefined, options);
-    if (status >= 500) return new ModelCallError(what, "server", retryAfterMs(err.headers), options);
+    if (status >= 500) return new ModelCallError(what, "server", retryAfterMs(headers), options);
     return new ModelCallError(what, "bad_request", undefined, options);
   }
   if (err instanceof SyntaxError)

@@ -138,7 +138,7 @@ export function backendIssues(input: BackendInput): FieldIssue[] {
     only("command", "only for kind agent_cli");
     only("prompt_via", "only for kind agent_cli");
     if (input.base_url !== undefined) {
-      let ok = false;
+      let ok: boolean;
       try {
         ok = ["http:", "https:"].includes(new URL(input.base_url).protocol);
       } catch {
@@ -390,17 +390,6 @@ export class ModelService implements ModelRoles {
     }
   }
 
-  presets(): PresetView[] {
-    return Object.values(AGENT_PRESETS).map((p) => ({
-      preset: p.preset,
-      name: p.name,
-      command: p.command,
-      prompt_via: p.prompt_via,
-      installed: onPath(p.command[0]!),
-      secret_env: p.secret_env,
-    }));
-  }
-
   // ---- roles ----
 
   async listRoles(): Promise<RoleView[]> {
@@ -471,6 +460,18 @@ export class ModelService implements ModelRoles {
     if (r.priceOutPerMtok !== null) out.priceOutPerMTok = r.priceOutPerMtok;
     return out;
   }
+}
+
+/** The agent CLI presets, and whether each program is on this machine's PATH. */
+export function presetViews(): PresetView[] {
+  return Object.values(AGENT_PRESETS).map((p) => ({
+    preset: p.preset,
+    name: p.name,
+    command: p.command,
+    prompt_via: p.prompt_via,
+    installed: onPath(p.command[0]!),
+    secret_env: p.secret_env,
+  }));
 }
 
 function roleView(r: typeof roleAssignments.$inferSelect): RoleView {

@@ -14,7 +14,9 @@ import { LocalStore } from "../../server/store/local.js";
 import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
 import { limitsFrom } from "../../server/settings.js";
 import { ProfileRegistry } from "../../server/profiles.js";
-import { noBudget, noModels } from "../../server/models/types.js";
+import { DbBudget } from "../../server/models/budget.js";
+import { SecretBox } from "../../server/models/secrets.js";
+import { ModelService, type ClientFactory } from "../../server/models/service.js";
 import { RunService } from "../../server/runs.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
@@ -84,6 +86,9 @@ export interface TestApp {
   runs: RunService;
   profiles: ProfileRegistry;
   database: Database;
+  /** Model backends and roles (the app's `models`), and the token budget. */
+  models: ModelService;
+  budget: DbBudget;
   /** Fetch through the app: `req("GET", "/bundles")` (the /api/v1 prefix is added). */
   req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -95,6 +100,12 @@ export interface TestAppOptions {
   fixture?: string;
   clock?: Clock;
   watch?: boolean;
+  /** The 32-byte key backend secrets are sealed with; default: a random one. */
+  secretKey?: Uint8Array;
+  /** Per model call (pipeline) and per backend test call, in ms. */
+  modelTimeoutMs?: number;
+  /** Makes the client of a backend; default: the real ones (modelClientFor). */
+  clientFor?: ClientFactory;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -115,13 +126,24 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const runs = new RunService(database.db, store, profiles, clock, silentLogger);
   runs.listen();
   await store.start();
+  const budget = new DbBudget(database.db);
+  const models = new ModelService({
+    db: database.db,
+    box: opts.secretKey ? new SecretBox(opts.secretKey) : SecretBox.random(),
+    clock,
+    logger: silentLogger,
+    budget,
+    clientFor: opts.clientFor,
+    callTimeoutMs: opts.modelTimeoutMs,
+    testTimeoutMs: opts.modelTimeoutMs,
+  });
   const app = createApp({
     db: database.db,
     store,
     profiles,
     runs,
-    models: noModels,
-    budget: noBudget,
+    models,
+    budget,
     clock,
     logger: silentLogger,
     mode: "local",
@@ -146,6 +168,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     runs,
     profiles,
     database,
+    models,
+    budget,
     req,
     close: async () => {
       runs.stop();

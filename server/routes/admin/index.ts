@@ -1,5 +1,11 @@
 /** Administration operations under /admin (contract section 5): one router for all of them. */
-import { createRouter, type Router } from "../../http.js";
+import type { Context } from "hono";
+import { createRouter, deps, type Env, type Router } from "../../http.js";
+import { ApiError, ValidationError } from "../../errors.js";
+import { DbBudget } from "../../models/budget.js";
+import { isRoleName, ModelService, presetViews, ROLE_NAMES } from "../../models/service.js";
+import type { RoleName } from "../../models/types.js";
+import { readSettings, writeSettings } from "../../settings.js";
 import { stub } from "../stub.js";
 import {
   createMcpConnection,
@@ -33,25 +39,64 @@ import {
   revokeInvite,
 } from "./workspace.js";
 
+/** The backends and roles service; a server started without a secret key has none. */
+function models(c: Context<Env>): ModelService {
+  const m = deps(c).models;
+  if (m instanceof ModelService) return m;
+  throw new ApiError(
+    "not_implemented",
+    "model backends are not available: this server has no secret key configured",
+  );
+}
+
+function budget(c: Context<Env>): DbBudget {
+  const b = deps(c).budget;
+  return b instanceof DbBudget ? b : new DbBudget(deps(c).db);
+}
+
+function roleParam(role: string): RoleName {
+  if (isRoleName(role)) return role;
+  const message = `no role ${JSON.stringify(role)}; roles are ${ROLE_NAMES.join(", ")}`;
+  throw new ValidationError(message, [{ field: "path.role", message }]);
+}
+
 export default function adminRoutes(): Router {
   const r = createRouter();
-  stub(r, getSettings);
-  stub(r, putSettings);
+  r.openapi(getSettings, async (c) => c.json(await readSettings(deps(c).db), 200));
+  r.openapi(putSettings, async (c) =>
+    c.json(await writeSettings(deps(c).db, c.req.valid("json"), deps(c).clock.now()), 200),
+  );
   stub(r, listInvites);
   stub(r, createInvite);
   stub(r, revokeInvite);
   stub(r, createResetLink);
-  stub(r, getBudget);
-  stub(r, putBudget);
-  stub(r, listBackends);
-  stub(r, createBackend);
-  stub(r, updateBackend);
-  stub(r, deleteBackend);
-  stub(r, testBackend);
-  stub(r, listPresets);
-  stub(r, listRoles);
-  stub(r, assignRole);
-  stub(r, unassignRole);
+  r.openapi(getBudget, async (c) => c.json(await budget(c).status(deps(c).clock.now()), 200));
+  r.openapi(putBudget, async (c) => {
+    const now = deps(c).clock.now();
+    await budget(c).setLimit(c.req.valid("json").limit_tokens, now);
+    return c.json(await budget(c).status(now), 200);
+  });
+  r.openapi(listBackends, async (c) => c.json({ items: await models(c).listBackends() }, 200));
+  r.openapi(createBackend, async (c) => c.json(await models(c).createBackend(c.req.valid("json")), 201));
+  r.openapi(updateBackend, async (c) =>
+    c.json(await models(c).updateBackend(c.req.valid("param").backendId, c.req.valid("json")), 200),
+  );
+  r.openapi(deleteBackend, async (c) => {
+    await models(c).deleteBackend(c.req.valid("param").backendId);
+    return c.body(null, 204);
+  });
+  r.openapi(testBackend, async (c) =>
+    c.json(await models(c).testBackend(c.req.valid("param").backendId, c.req.valid("json").model), 200),
+  );
+  r.openapi(listPresets, (c) => c.json({ items: presetViews() }, 200));
+  r.openapi(listRoles, async (c) => c.json({ items: await models(c).listRoles() }, 200));
+  r.openapi(assignRole, async (c) =>
+    c.json(await models(c).assignRole(roleParam(c.req.valid("param").role), c.req.valid("json")), 200),
+  );
+  r.openapi(unassignRole, async (c) => {
+    await models(c).unassignRole(roleParam(c.req.valid("param").role));
+    return c.body(null, 204);
+  });
   stub(r, listMcpConnections);
   stub(r, createMcpConnection);
   stub(r, updateMcpConnection);
