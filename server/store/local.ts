@@ -620,20 +620,28 @@ export class LocalStore {
 
   /** Visible local bundles after `cursor` (a slug), by slug. */
   async listBundleRows(opts: { limit: number; after?: string }) {
-    return this.db
-      .select({ b: bundles, d: docs, v: versions })
+    // Pick the page from bundles alone, then join only its rows: joining first made every
+    // page read the docs and head versions of all bundles before sorting and cutting.
+    const page = this.db
+      .select({ id: bundles.id })
       .from(bundles)
-      .innerJoin(docs, eq(docs.bundleId, bundles.id))
-      .innerJoin(versions, eq(versions.id, bundles.headVersionId))
       .where(
         and(
           eq(bundles.sourceKind, "local"),
           isNull(bundles.goneAt),
+          sql`${bundles.headVersionId} is not null`,
           opts.after === undefined ? undefined : gt(bundles.slug, opts.after),
         ),
       )
       .orderBy(asc(bundles.slug))
       .limit(opts.limit);
+    return this.db
+      .select({ b: bundles, d: docs, v: versions })
+      .from(bundles)
+      .innerJoin(docs, eq(docs.bundleId, bundles.id))
+      .innerJoin(versions, eq(versions.id, bundles.headVersionId))
+      .where(inArray(bundles.id, page))
+      .orderBy(asc(bundles.slug));
   }
 
   async bundleRow(bundleId: string) {
@@ -708,8 +716,7 @@ export class LocalStore {
 
       const changed =
         next.size !== state.files.size || [...next].some(([p, f]) => state.files.get(p)?.sha256 !== f.sha256);
-      const head = await this.resolveVersion(state.id);
-      if (!changed) return { version: head, changed: false };
+      if (!changed) return { version: await this.resolveVersion(state.id), changed: false };
 
       // Disk first (atomically per file), then the record; undo the disk on failure.
       const undo: Array<() => Promise<void>> = [];
@@ -717,7 +724,11 @@ export class LocalStore {
         for (const ch of changes) {
           const abs = join(bundleDir, ch.path);
           const old = state.files.get(ch.path);
-          const oldBytes = old ? (await this.fileBytes(state.headId, ch.path)).bytes : null;
+          // The disk matches the head here (synced above): keep the old bytes from the disk,
+          // which is cheaper than reading the blob back from the database.
+          const oldBytes = old
+            ? await readFile(abs).catch(async () => (await this.fileBytes(state.headId!, ch.path)).bytes)
+            : null;
           if (ch.bytes === null) {
             if (!old) continue;
             await removeFile(abs, bundleDir);
@@ -792,10 +803,14 @@ export class LocalStore {
     if (!main?.bytes) return;
     const info = classifyMarkdown(new TextDecoder().decode(main.bytes));
     if (info.type === undefined) return;
+    const problems = docProblems(info.error);
+    const key = docKeyOf(state.docPath, info.type, problems);
+    if (key === state.docKey) return; // commitVersion already moved updated_at
     await this.db
       .update(docs)
-      .set({ profileKey: info.type, problems: docProblems(info.error), updatedAt: this.clock.now() })
+      .set({ profileKey: info.type, problems, updatedAt: this.clock.now() })
       .where(eq(docs.id, state.docId));
+    state.docKey = key;
   }
 
   /** Rename or move a file inside the bundle as one version. */
