@@ -38,7 +38,7 @@ async function failure(p: Promise<unknown>): Promise<ModelCallError> {
     await p;
   } catch (err) {
     if (err instanceof ModelCallError) return err;
-    throw new Error(`expected a ModelCallError, got ${String(err)}`);
+    throw new Error(`expected a ModelCallError, got ${String(err)}`, { cause: err });
   }
   throw new Error("expected the call to fail");
 }
