@@ -14,6 +14,7 @@ import { NotFoundError } from "./errors.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { LocalStore, VersionEvent } from "./store/local.js";
 import { Mutex } from "./store/mutex.js";
+import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 
 export type RunRow = typeof runs.$inferSelect;
@@ -134,9 +135,10 @@ export class RunService {
       startedAt: started,
     };
     let result;
+    let files = new Map<string, Uint8Array>();
     const t0 = performance.now();
     try {
-      const files = await this.store.snapshot(versionId);
+      files = await this.store.snapshot(versionId);
       result = lintBundle({ files, mainPath: doc.path, profiles: this.profiles.list() });
     } catch (err) {
       const [row] = await this.db
@@ -153,13 +155,20 @@ export class RunService {
     }
     const duration = Math.round((performance.now() - t0) * 1000) / 1000;
     const profile = this.profiles.get(result.profile_key);
+    // The latest full review's AI findings keep counting (re-anchored), until the next one.
+    const carry = await aiCarry(this.db, this.store, docId, versionNumber, doc.path, files);
+    const all = [...result.findings.map((f) => ({ ...f, stage: "lint" })), ...(carry?.findings ?? [])];
+    all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
-      findings: result.findings,
+      findings: all,
       blockingThreads: countBlockingThreads([]),
       kind: "lint",
       runId: id,
       versionNumber,
       radarCategories: profile?.radar.map((r) => r.key),
+      ...(carry
+        ? { aiRunId: carry.runId, aiVersionNumber: carry.versionNumber, sectionsChanged: carry.sectionsChanged }
+        : {}),
     });
     return this.db.transaction(async (tx) => {
       const [row] = await tx
@@ -175,7 +184,7 @@ export class RunService {
           finishedAt: this.clock.now(),
         })
         .returning();
-      const rows = result.findings.map((f, ord) => ({
+      const rows = all.map((f, ord) => ({
         runId: id,
         id: f.id,
         ord,
@@ -184,7 +193,7 @@ export class RunService {
         category: f.category,
         message: f.message,
         anchor: f.anchor,
-        stage: "lint",
+        stage: f.stage,
         relaxed: f.relaxed,
       }));
       // The same finding id twice in one run would be a core bug; keep the first.

@@ -20,6 +20,12 @@ export interface Verdict {
   should: number;
   info: number;
   blocking_threads: number;
+  /** The full review whose AI findings the verdict counts (for a full run, the run itself). */
+  ai_run_id?: string;
+  /** The version the AI review read, when older than the verdict's version. */
+  ai_version_number?: number;
+  /** Sections changed since the AI review read the doc. */
+  sections_changed?: number;
 }
 
 export interface VerdictInput {
@@ -33,6 +39,12 @@ export interface VerdictInput {
   versionNumber: number;
   /** Radar keys of the profile: each gets a value even without findings. */
   radarCategories?: readonly string[];
+  /** The full review whose AI findings are among `findings`. */
+  aiRunId?: string;
+  /** With `aiRunId`: the version that review read, when older than `versionNumber`. */
+  aiVersionNumber?: number;
+  /** With `aiRunId`: sections changed since that review read the doc. */
+  sectionsChanged?: number;
 }
 
 /** Score factor per open finding: each MUST takes 20% off, each SHOULD 5%, each INFO 1%. */
@@ -83,6 +95,15 @@ export function computeVerdict(input: VerdictInput): Verdict {
     should: counts.SHOULD,
     info: counts.INFO,
     blocking_threads: blocking,
+    ...(input.aiRunId !== undefined ? { ai_run_id: input.aiRunId } : {}),
+    ...(input.aiRunId !== undefined &&
+    input.aiVersionNumber !== undefined &&
+    input.aiVersionNumber < input.versionNumber
+      ? { ai_version_number: input.aiVersionNumber }
+      : {}),
+    ...(input.aiRunId !== undefined && input.sectionsChanged !== undefined
+      ? { sections_changed: input.sectionsChanged }
+      : {}),
   };
 }
 

@@ -48,9 +48,24 @@ export const ClaimSchema = z
   .looseObject({
     id: Uuid,
     text: z.string(),
-    label: z.string().openapi({ description: "what the review concluded about the claim" }),
-    anchor: AnchorSchema.optional(),
-    sources: z.array(z.string()).optional(),
+    label: z.enum(["supported", "unsupported", "contradicted", "assumption"]).openapi({
+      description:
+        "supported: a quote found in the bundle backs it; contradicted: a found quote says otherwise; unsupported: nothing found backs it; assumption: the doc states it as one",
+    }),
+    explanation: z.string(),
+    anchor: AnchorSchema.optional().openapi({ description: "where the doc makes the claim" }),
+    sources: z
+      .array(
+        z.object({
+          text: z.string(),
+          found: z.boolean().openapi({ description: "the quote is in the bundle or a linked bundle" }),
+          file: z
+            .string()
+            .optional()
+            .openapi({ description: "where it was found (`<bundle>/<path>` for a linked bundle)" }),
+        }),
+      )
+      .openapi({ description: "the quotes the label rests on" }),
   })
   .openapi("Claim");
 
@@ -151,6 +166,8 @@ export const FixSchema = z
   .looseObject({
     finding_id: Uuid,
     patch: z.string().openapi({ description: "a unified diff against the version the run read" }),
+    file: z.string().openapi({ description: "the bundle file the patch changes" }),
+    version_id: Uuid.openapi({ description: "the version the patch was made against" }),
     explanation: z.string().optional(),
   })
   .openapi("FindingFix");
@@ -180,6 +197,8 @@ export const AdHocReviewSchema = z
     run: RunSchema.optional(),
     verdict: VerdictSchema.optional(),
     findings: z.array(FindingSchema),
+    questions: z.array(BuildQuestionSchema).optional().openapi({ description: "with `full`" }),
+    claims: z.array(ClaimSchema).optional().openapi({ description: "with `full`" }),
     report_url: z.string(),
     expires_at: z.iso.datetime().openapi({ description: "90 days after the request" }),
   })

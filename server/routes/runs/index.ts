@@ -1,6 +1,7 @@
 /** Review runs: starting and following them, their findings, claims, questions, report and fixes. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { docVerdict } from "../../runs.js";
 import { decodeRunCursor, encodeRunCursor, findingView, runView } from "./views.js";
 import { WriteResultSchema } from "../../schemas/common.js";
 import {
@@ -26,7 +27,11 @@ import {
   RunIdParams,
   listOf,
 } from "../../schemas/params.js";
-import { eventStreamResponse, htmlResponse, stub } from "../stub.js";
+import { eventStreamResponse, htmlResponse } from "../stub.js";
+import { ReviewService } from "../../review/service.js";
+import { LOCAL_ADMIN } from "../meta/index.js";
+import { followEvents } from "./events.js";
+import { reviewReportHtml } from "./report-html.js";
 
 const tags = ["runs"];
 
@@ -47,7 +52,10 @@ export const startRun = createRoute({
   summary: "start a full review of the current version",
   tags,
   request: { params: DocIdParams },
-  responses: { 202: jsonResponse(RunSchema, "The queued run"), ...errorResponses },
+  responses: {
+    202: jsonResponse(RunSchema, "The queued run"),
+    ...errorResponses,
+  },
 });
 
 export const reviewFiles = createRoute({
@@ -220,24 +228,70 @@ export default function runRoutes(): Router {
       200,
     );
   });
-  stub(r, startRun);
-  stub(r, reviewFiles);
-  stub(r, getReviewReport);
-  stub(r, estimateRun);
-  stub(r, followRun);
-  stub(r, listClaims);
-  stub(r, listQuestions);
+  r.openapi(startRun, async (c) => {
+    const { docId } = c.req.valid("param");
+    const row = await new ReviewService(deps(c)).start(docId, LOCAL_ADMIN.id);
+    return c.json(runView(row, 0), 202);
+  });
+  r.openapi(reviewFiles, async (c) => {
+    const body = c.req.valid("json");
+    const result = await new ReviewService(deps(c)).adhoc(body, LOCAL_ADMIN.id);
+    return c.json(result, 200);
+  });
+  r.openapi(getReviewReport, async (c) => {
+    const { reviewId } = c.req.valid("param");
+    const result = await new ReviewService(deps(c)).adhocResult(reviewId);
+    return c.html(reviewReportHtml(result), 200);
+  });
+  r.openapi(estimateRun, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json(await new ReviewService(deps(c)).estimate(docId), 200);
+  });
+  r.openapi(followRun, async (c) => {
+    const { runId } = c.req.valid("param");
+    return followEvents(c, runId);
+  });
+  r.openapi(listClaims, async (c) => {
+    const { runId } = c.req.valid("param");
+    return c.json({ items: await new ReviewService(deps(c)).claims(runId) }, 200);
+  });
+  r.openapi(listQuestions, async (c) => {
+    const { runId } = c.req.valid("param");
+    return c.json({ items: await new ReviewService(deps(c)).questions(runId) }, 200);
+  });
   r.openapi(getRun, async (c) => {
     const { runId } = c.req.valid("param");
     const { runs } = deps(c);
     const row = await runs.get(runId);
     return c.json(runView(row, (await runs.findingCounts([runId])).get(runId) ?? 0), 200);
   });
-  stub(r, getTour);
-  stub(r, summarizeDiff);
-  stub(r, getRunReport);
-  stub(r, suggestFix);
-  stub(r, acceptFix);
+  r.openapi(getTour, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json({ items: await new ReviewService(deps(c)).tour(docId) }, 200);
+  });
+  r.openapi(summarizeDiff, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { from, to } = c.req.valid("json");
+    return c.json(await new ReviewService(deps(c)).diffSummary(docId, from, to), 200);
+  });
+  r.openapi(getRunReport, async (c) => {
+    const { runId } = c.req.valid("param");
+    return c.json(await new ReviewService(deps(c)).report(runId), 200);
+  });
+  r.openapi(suggestFix, async (c) => {
+    const { runId, findingId } = c.req.valid("param");
+    return c.json(await new ReviewService(deps(c)).fix(runId, findingId), 200);
+  });
+  r.openapi(acceptFix, async (c) => {
+    const { runId, findingId } = c.req.valid("param");
+    const { base_version } = c.req.valid("query");
+    const { runs } = deps(c);
+    const result = await new ReviewService(deps(c)).acceptFix(runId, findingId, base_version, LOCAL_ADMIN.id);
+    const run = await runs.get(runId);
+    const lint = await runs.lintVersion(run.bundleId, run.docId, result.version.id, result.version.number);
+    const verdict = docVerdict(lint, result.version.number);
+    return c.json(verdict ? { ...result, verdict } : result, 200);
+  });
   r.openapi(listFindings, async (c) => {
     const { runId } = c.req.valid("param");
     const rows = await deps(c).runs.findings(runId);

@@ -1,0 +1,46 @@
+/**
+ * The event bus of review runs, in process: a worker says a run has a new event, a route
+ * says a run was queued. Events themselves are rows (run_events), so a reader that misses
+ * a notice (another instance, a reconnect) still finds them; the bus only wakes it early.
+ *
+ * One bus per database: the worker and the routes of an app find it with `busFor(db)`.
+ */
+import { EventEmitter } from "node:events";
+
+export class RunBus {
+  private readonly emitter = new EventEmitter();
+  /** The event stream's timing: a heartbeat after this long without events; the database is read again at least this often. */
+  readonly sse = { heartbeatMs: 15_000, pollMs: 1_000 };
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  /** A run has events after `seq`. */
+  published(runId: string, seq: number): void {
+    this.emitter.emit(`run:${runId}`, seq);
+  }
+
+  onRun(runId: string, listener: (seq: number) => void): () => void {
+    this.emitter.on(`run:${runId}`, listener);
+    return () => this.emitter.off(`run:${runId}`, listener);
+  }
+
+  /** A run was queued: wake the workers. */
+  queued(): void {
+    this.emitter.emit("queued");
+  }
+
+  onQueued(listener: () => void): () => void {
+    this.emitter.on("queued", listener);
+    return () => this.emitter.off("queued", listener);
+  }
+}
+
+const buses = new WeakMap<object, RunBus>();
+
+export function busFor(db: object): RunBus {
+  let bus = buses.get(db);
+  if (!bus) buses.set(db, (bus = new RunBus()));
+  return bus;
+}

@@ -1,0 +1,41 @@
+/** The step cache in the database: model answers by sha256(stage, model, prompt). */
+import { eq } from "drizzle-orm";
+import type { CachedStep, StepCache } from "../../core/review/steps.js";
+import type { Db } from "../db/index.js";
+import { stepCache } from "../db/schema.js";
+import type { Clock } from "../deps.js";
+
+export class DbStepCache implements StepCache {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(key: string): Promise<CachedStep | undefined> {
+    const [row] = await this.db.select().from(stepCache).where(eq(stepCache.key, key));
+    return row
+      ? {
+          stage: row.stage,
+          model: row.model,
+          text: row.answer,
+          tokensIn: row.tokensIn,
+          tokensOut: row.tokensOut,
+        }
+      : undefined;
+  }
+
+  async put(key: string, step: CachedStep): Promise<void> {
+    await this.db
+      .insert(stepCache)
+      .values({
+        key,
+        stage: step.stage,
+        model: step.model,
+        answer: step.text,
+        tokensIn: step.tokensIn,
+        tokensOut: step.tokensOut,
+        createdAt: this.clock.now(),
+      })
+      .onConflictDoNothing();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * A lint run after a full review keeps counting that review's AI findings (contract 2.4):
+ * the findings of the doc's latest done full run, re-anchored in the new text (a quote
+ * that is gone is `detached`), with the version the review read and how many sections of
+ * the spec doc changed since.
+ */
+import { and, desc, eq, lte, ne } from "drizzle-orm";
+import { reanchor, type Anchor } from "../../core/anchor/anchor.js";
+import { decodeText } from "../../core/lint/engine.js";
+import type { Level } from "../../core/lint/types.js";
+import { parseMarkdown, sectionTexts } from "../../core/markdown/document.js";
+import type { Db } from "../db/index.js";
+import { findings, runs } from "../db/schema.js";
+import type { LocalStore } from "../store/local.js";
+
+export interface CarriedFinding {
+  id: string;
+  check: string;
+  level: Level;
+  category: string;
+  message: string;
+  anchor: Anchor;
+  relaxed: boolean;
+  stage: string;
+}
+
+export interface AiCarry {
+  runId: string;
+  versionNumber: number;
+  sectionsChanged: number;
+  findings: CarriedFinding[];
+}
+
+/** Sections whose own text differs between two texts of a doc (added and removed ones too). */
+export function sectionsChanged(before: string, after: string): number {
+  const a = new Map(sectionTexts(parseMarkdown(before)).map((s) => [s.key, s.text.trim()]));
+  const b = new Map(sectionTexts(parseMarkdown(after)).map((s) => [s.key, s.text.trim()]));
+  let n = 0;
+  for (const key of new Set([...a.keys(), ...b.keys()])) if (a.get(key) !== b.get(key)) n++;
+  return n;
+}
+
+export async function aiCarry(
+  db: Db,
+  store: LocalStore,
+  docId: string,
+  versionNumber: number,
+  mainPath: string,
+  files: ReadonlyMap<string, Uint8Array>,
+): Promise<AiCarry | undefined> {
+  const [full] = await db
+    .select()
+    .from(runs)
+    .where(
+      and(
+        eq(runs.docId, docId),
+        eq(runs.kind, "full"),
+        eq(runs.status, "done"),
+        lte(runs.versionNumber, versionNumber),
+      ),
+    )
+    .orderBy(desc(runs.versionNumber), desc(runs.finishedAt))
+    .limit(1);
+  if (!full) return undefined;
+  const rows = await db
+    .select()
+    .from(findings)
+    .where(and(eq(findings.runId, full.id), ne(findings.stage, "lint")));
+  const nowBytes = files.get(mainPath);
+  const nowText = nowBytes ? decodeText(nowBytes).text : "";
+  const thenText = await store.fileBytes(full.versionId, mainPath).then(
+    (r) => decodeText(r.bytes).text,
+    () => "",
+  );
+  const doc = parseMarkdown(nowText);
+  return {
+    runId: full.id,
+    versionNumber: full.versionNumber,
+    sectionsChanged: thenText === nowText ? 0 : sectionsChanged(thenText, nowText),
+    findings: rows.map((f) => ({
+      id: f.id,
+      check: f.checkSlug,
+      level: f.level as Level,
+      category: f.category,
+      message: f.message,
+      anchor:
+        f.anchor && (f.anchor as Anchor).file === mainPath
+          ? reanchor(doc, f.anchor as Anchor)
+          : (f.anchor as Anchor),
+      relaxed: f.relaxed,
+      stage: f.stage,
+    })),
+  };
+}
