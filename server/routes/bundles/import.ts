@@ -62,12 +62,9 @@ export const ImportPreviewSchema = z
         spec: z.boolean().openapi({
           description: "true when the import, sent with the same parts, would make this file a spec doc",
         }),
-        bundle: z
-          .string()
-          .optional()
-          .openapi({
-            description: "slug of the bundle the spec doc would be in, relative to the served folder",
-          }),
+        bundle: z.string().optional().openapi({
+          description: "slug of the bundle the spec doc would be in, relative to the served folder",
+        }),
       }),
     ),
     links: z.array(z.object({ from: z.string(), to: z.string(), kind: z.string() })).openapi({
@@ -76,23 +73,37 @@ export const ImportPreviewSchema = z
   })
   .openapi("ImportPreview");
 
+/**
+ * Described for the OpenAPI document only (a plain schema, not zod): the handler reads and
+ * checks the parts itself, so every refusal carries the codes of docs/import.md.
+ */
+const text = (description: string) => ({ type: "string" as const, description });
 const multipartBody = {
   required: true,
-  description: "parts `name`, `file` (.md or .zip), `text`, `profile`, `files` (repeated), `docs`, `links`",
+  description: "the parts of contract 4.2; exactly one of `file`, `text` or `files` is sent",
   content: {
     "multipart/form-data": {
-      schema: z.object({
-        name: z.string().optional(),
-        file: z.string().optional().openapi({ format: "binary" }),
-        text: z.string().optional(),
-        profile: z.string().optional(),
-        files: z.array(z.string().openapi({ format: "binary" })).optional(),
-        docs: z.string().optional().openapi({ description: "JSON: [{path, profile}]" }),
-        links: z.string().optional().openapi({ description: "JSON: [{from, to, kind}]" }),
-      }),
+      schema: {
+        type: "object" as const,
+        properties: {
+          name: text(
+            "bundle folder name; default: the file name, the zipped folder's name, or the doc's title",
+          ),
+          file: { type: "string" as const, format: "binary", description: "a .md or .zip file" },
+          text: text("pasted markdown"),
+          profile: text("doc type for a single markdown file that names none"),
+          files: {
+            type: "array" as const,
+            items: { type: "string" as const, format: "binary" },
+            description: "files of a dropped folder; each part's file name is its path",
+          },
+          docs: text("JSON: [{path, profile}]; an empty profile means not a spec"),
+          links: text("JSON: [{from, to, kind}]: links a person confirmed"),
+        },
+      },
     },
   },
-} as const;
+};
 
 export const importBundles = createRoute({
   method: "post",
@@ -166,13 +177,13 @@ async function readForm(c: Context<Env>, limits: Limits): Promise<ImportForm> {
   if (length > limits.maxBundleMb * MB + MB) throw new TooLargeError("bundle", length, limits.maxBundleMb);
   let form: FormData;
   try {
-    form = await c.req.raw.formData();
+    form = await c.req.formData();
   } catch (err) {
     throw new ValidationError(
       `the body is not valid multipart/form-data (${err instanceof Error ? err.message : String(err)})`,
     );
   }
-  const text = (part: string): string | undefined => {
+  const textPart = (part: string): string | undefined => {
     const v = form.get(part);
     if (v === null) return undefined;
     if (typeof v !== "string")
@@ -194,15 +205,16 @@ async function readForm(c: Context<Env>, limits: Limits): Promise<ImportForm> {
   const files = form
     .getAll("files")
     .filter((f): f is FilePart => typeof f !== "string" && (f.name !== "" || f.size > 0));
-  const pasted = text("text");
-  const name = text("name")?.trim();
-  const profile = text("profile")?.trim();
-  const docs = jsonPart(text("docs"), "docs", DocsPart);
-  const links = jsonPart(text("links"), "links", LinksPart);
+  const pasted = textPart("text");
+  const name = textPart("name")?.trim();
+  const profile = textPart("profile")?.trim();
+  const docs = jsonPart(textPart("docs"), "docs", DocsPart);
+  const links = jsonPart(textPart("links"), "links", LinksPart);
   return {
     ...(name ? { name } : {}),
     ...(file ? { file } : {}),
-    ...(pasted !== undefined && pasted.trim() !== "" ? { text: pasted } : {}),
+    // A form sends text with CRLF line ends (HTML's rule for textareas): keep LF.
+    ...(pasted !== undefined && pasted.trim() !== "" ? { text: pasted.replace(/\r\n?/g, "\n") } : {}),
     ...(profile ? { profile } : {}),
     files,
     ...(docs ? { docs } : {}),
@@ -218,6 +230,7 @@ function stem(fileName: string): string {
 async function gather(
   form: ImportForm,
   limits: Limits,
+  textName: string,
 ): Promise<{ entries: ImportEntry[]; nameHint?: string }> {
   const sources = [form.file, form.text, form.files.length > 0 ? form.files : undefined].filter(
     (s) => s !== undefined,
@@ -231,7 +244,7 @@ async function gather(
     );
   if (form.text !== undefined) {
     const bytes = new TextEncoder().encode(form.text);
-    const fileName = `${form.name ? baseName(form.name) : "spec"}.md`;
+    const fileName = `${baseName(textName)}.md`;
     checkSizes([{ path: fileName, size: bytes.length }], limits);
     return { entries: [{ path: fileName, bytes }] };
   }
@@ -407,11 +420,12 @@ async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits:
   const limits = await store.currentLimits();
   const form = await readForm(c, limits);
   if (form.name !== undefined) checkBundleName(form.name);
-  const gathered = await gather(form, limits);
+  const pastedTitle = form.text !== undefined ? docTitle(form.text) : undefined;
+  const gathered = await gather(form, limits, form.name ?? (slugifyName(pastedTitle ?? "") || "spec"));
   const md = classify(c, form, gathered.entries, gathered.nameHint, preview);
   let name = form.name;
   if (name === undefined) {
-    const hint = gathered.nameHint ?? (form.text !== undefined ? md[0]?.title : undefined);
+    const hint = gathered.nameHint ?? pastedTitle;
     name = hint ? slugifyName(hint) : undefined;
     if (!name)
       throw new ValidationError(
