@@ -13,6 +13,7 @@ import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService } from "./models/service.js";
 import { RunService } from "./runs.js";
+import { createReviewWorker } from "./review/worker.js";
 
 export interface StartOptions {
   folder: string;
@@ -63,7 +64,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     logger,
     budget,
   });
-  const app = createApp({
+  const deps = {
     db: database.db,
     store,
     profiles,
@@ -72,9 +73,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     budget,
     clock: systemClock,
     logger,
-    mode: "local",
+    mode: "local" as const,
     serverVersion: packageVersion(),
-  });
+  };
+  const app = createApp(deps);
+  // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
+  const worker = createReviewWorker(deps, { exclusive: !opts.databaseUrl });
+  await worker.start();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => resolve(s));
     s.once("error", reject);
@@ -87,6 +92,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     port,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker.stop();
       runs.stop();
       await store.stop();
       await runs.idle();

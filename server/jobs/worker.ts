@@ -23,13 +23,16 @@ export interface WorkerOptions {
   exclusive?: boolean;
   /** Claims of one run before an abandoned run is failed rather than requeued. */
   maxAttempts?: number;
+  /** Housekeeping run at start and with each recovery sweep (purging expired ad-hoc reviews). */
+  sweep?: () => Promise<void>;
 }
 
 export type ExecuteRun = (run: RunRow, signal: AbortSignal, events: EventWriter) => Promise<void>;
 
 export class ReviewWorker {
   readonly id = `worker-${randomUUID()}`;
-  private readonly opts: Required<WorkerOptions>;
+  private readonly opts: Required<Omit<WorkerOptions, "sweep">>;
+  private readonly sweep: (() => Promise<void>) | undefined;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private stopped = true;
   private loopDone: Promise<void> = Promise.resolve();
@@ -53,6 +56,7 @@ export class ReviewWorker {
       exclusive: opts.exclusive ?? false,
       maxAttempts: opts.maxAttempts ?? 2,
     };
+    this.sweep = opts.sweep;
   }
 
   async start(): Promise<void> {
@@ -95,6 +99,7 @@ export class ReviewWorker {
   }
 
   private async recover(all: boolean): Promise<void> {
+    await this.sweep?.().catch((err: unknown) => this.logger.warn("sweep failed", { error: String(err) }));
     const r = await recoverRuns(this.db, this.clock.now(), {
       all,
       leaseMs: this.opts.leaseMs,

@@ -18,6 +18,8 @@ import { DbBudget } from "../../server/models/budget.js";
 import { SecretBox } from "../../server/models/secrets.js";
 import { ModelService, type ClientFactory } from "../../server/models/service.js";
 import { RunService } from "../../server/runs.js";
+import { createReviewWorker } from "../../server/review/worker.js";
+import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
 
@@ -89,6 +91,8 @@ export interface TestApp {
   /** Model backends and roles (the app's `models`), and the token budget. */
   models: ModelService;
   budget: DbBudget;
+  /** The review worker, when `worker` was asked for. */
+  worker?: ReviewWorker;
   /** Fetch through the app: `req("GET", "/bundles")` (the /api/v1 prefix is added). */
   req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -106,6 +110,8 @@ export interface TestAppOptions {
   modelTimeoutMs?: number;
   /** Makes the client of a backend; default: the real ones (modelClientFor). */
   clientFor?: ClientFactory;
+  /** Start a review worker that runs queued full reviews (default: none). */
+  worker?: WorkerOptions;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -137,7 +143,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     callTimeoutMs: opts.modelTimeoutMs,
     testTimeoutMs: opts.modelTimeoutMs,
   });
-  const app = createApp({
+  const deps = {
     db: database.db,
     store,
     profiles,
@@ -146,9 +152,12 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     budget,
     clock,
     logger: silentLogger,
-    mode: "local",
+    mode: "local" as const,
     serverVersion: "0.0.0-test",
-  });
+  };
+  const app = createApp(deps);
+  const worker = opts.worker ? createReviewWorker(deps, opts.worker) : undefined;
+  await worker?.start();
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
@@ -170,8 +179,10 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     database,
     models,
     budget,
+    ...(worker ? { worker } : {}),
     req,
     close: async () => {
+      await worker?.stop();
       runs.stop();
       await store.stop();
       await runs.idle();
