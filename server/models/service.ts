@@ -305,7 +305,7 @@ export class ModelService implements ModelRoles {
   /** Contract rule 7.4: only a backend no role uses. */
   async deleteBackend(id: string): Promise<void> {
     await this.#row(id);
-    const roles = (await this.#rolesByBackend()).get(id) ?? [];
+    const roles = [...((await this.#rolesByBackend()).get(id) ?? [])].sort();
     const inUse = () =>
       new ApiError(
         "backend_in_use",
