@@ -26,6 +26,8 @@
  * messages and of the content). `fake.handler` runs when the queue is empty; with neither,
  * the server answers 500 "nothing scripted" and counts it in `fake.unscripted`.
  * `fake.maxConcurrent` is the most completions in flight at once (for parallelism tests).
+ * To answer by review stage, route in the handler on `req.body.response_format?.json_schema?.name`
+ * (the call's `schemaName`) or on `req.prompt`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
