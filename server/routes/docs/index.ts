@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { zipSync } from "fflate";
 import { TooLargeError } from "../../errors.js";
-import { createRouter, deps, errorResponses, jsonResponse, notImplemented } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
+import { htmlReport } from "../../report/export.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
 import { docView } from "../../views.js";
 import { docVerdict } from "../../runs.js";
@@ -386,7 +387,7 @@ export default function docRoutes() {
     async (c) => {
       const { docId } = c.req.valid("param");
       const { version: ref, format } = c.req.valid("query");
-      if (format === "html") return notImplemented(c);
+      if (format === "html") return htmlReport(c, docId, ref);
       const { store, bundleId } = await current(c, docId);
       const row = await store.docRow(docId);
       const version = await store.resolveVersion(bundleId, ref);

@@ -1,0 +1,83 @@
+/**
+ * GET /docs/{docId}/export?format=html: gathers the current version, its verdict,
+ * findings and assumptions, and answers the report of core/report/html.ts.
+ */
+import type { Context } from "hono";
+import { assumptions, decodeText } from "../../core/lint/index.js";
+import { parseMarkdown } from "../../core/markdown/document.js";
+import { renderReport, type ReportFinding, type ReportLevel } from "../../core/report/html.js";
+import { ValidationError } from "../errors.js";
+import { deps, type Env } from "../http.js";
+import { docVerdict } from "../runs.js";
+import { mediaType } from "../routes/docs/media.js";
+
+const IMAGE = /\.(png|jpe?g|gif|webp|svg)$/i;
+
+export async function htmlReport(c: Context<Env>, docId: string, versionRef: string | undefined): Promise<Response> {
+  const { store, runs, profiles, clock } = deps(c);
+  const bundleId = store.bundleIdOfDoc(docId);
+  await store.refreshBundle(bundleId);
+  await runs.idle();
+  const row = await store.docRow(docId);
+  const head = await store.resolveVersion(bundleId);
+  if (versionRef !== undefined && versionRef !== "") {
+    const asked = await store.resolveVersion(bundleId, versionRef);
+    if (asked.id !== head.id)
+      throw new ValidationError("the HTML report is of the current version; use format=zip for an older one", [
+        { field: "query.version", message: `the current version is ${head.number}` },
+      ]);
+  }
+  const files = await store.snapshot(head.id);
+  const { text } = decodeText(files.get(row.d.path) ?? new Uint8Array());
+  const run = (await runs.latestRuns([docId])).get(docId);
+  const verdict = docVerdict(run, head.number);
+  // Findings of a run on another version would point at text that moved: show them only when current.
+  const rows = run && run.versionNumber === head.number ? await runs.findings(run.id) : [];
+  const findings: ReportFinding[] = rows.map((f) => {
+    const anchor = f.anchor as ReportFinding["anchor"] | null;
+    return {
+      id: f.id,
+      check: f.checkSlug,
+      level: f.level as ReportLevel,
+      category: f.category,
+      message: f.message,
+      relaxed: f.relaxed,
+      ...(anchor ? { anchor } : {}),
+    };
+  });
+  const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
+  for (const [path, bytes] of files)
+    if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, bytes), bytes });
+  const profile = profiles.get(row.d.profileKey);
+  const docTitle = parseMarkdown(text).frontmatter.data["title"];
+  const html = renderReport({
+    title: typeof docTitle === "string" && docTitle.trim() !== "" ? docTitle : row.b.title,
+    slug: row.b.slug,
+    profile: {
+      key: row.d.profileKey,
+      ...(profile ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) } : {}),
+    },
+    path: row.d.path,
+    version: head,
+    ...(verdict ? { verdict } : {}),
+    findings,
+    assumptions: assumptions(parseMarkdown(text), row.d.path).map((a) => ({
+      text: a.text,
+      heading_path: a.anchor.heading_path,
+    })),
+    markdown: text,
+    images,
+    generatedAt: clock.now().toISOString(),
+  });
+  const name = `${row.b.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
+  return new Response(html, {
+    status: 200,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-disposition": `inline; filename="${name}"`,
+      "content-security-policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
+      "x-content-type-options": "nosniff",
+      "x-version-id": head.id,
+    },
+  });
+}
