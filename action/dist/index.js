@@ -65351,6 +65351,15 @@ function computeVerdict(input) {
         should: counts.SHOULD,
         info: counts.INFO,
         blocking_threads: blocking,
+        ...(input.aiRunId !== undefined ? { ai_run_id: input.aiRunId } : {}),
+        ...(input.aiRunId !== undefined &&
+            input.aiVersionNumber !== undefined &&
+            input.aiVersionNumber < input.versionNumber
+            ? { ai_version_number: input.aiVersionNumber }
+            : {}),
+        ...(input.aiRunId !== undefined && input.sectionsChanged !== undefined
+            ? { sections_changed: input.sectionsChanged }
+            : {}),
     };
 }
 /** A verdict that is no longer on the doc's current version. */
