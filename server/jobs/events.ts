@@ -18,7 +18,7 @@ export interface RunEvent {
 export class EventWriter {
   private chain: Promise<void> = Promise.resolve();
   private seq: number | undefined;
-  private failed: unknown;
+  private failed: Error | undefined;
 
   constructor(
     private readonly db: Db,
@@ -43,7 +43,7 @@ export class EventWriter {
           .values({ runId: this.runId, seq, name, data, createdAt: this.clock.now() });
         this.bus.published(this.runId, seq);
       } catch (err) {
-        this.failed ??= err;
+        this.failed ??= err instanceof Error ? err : new Error(String(err));
       }
     });
   }

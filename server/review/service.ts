@@ -73,7 +73,7 @@ export function profileBrief(profile: Profile | undefined, key: string): Profile
 export function mergeFindings(lint: readonly Finding[], ai: readonly AiFinding[]): FindingLike[] {
   const all: Array<FindingLike & { k: number }> = [
     ...lint.map((f, i) => ({ ...f, stage: "lint", k: i })),
-    ...ai.map((f, i) => ({ ...f, stage: f.stage as string, k: lint.length + i })),
+    ...ai.map((f, i) => ({ ...f, stage: f.stage, k: lint.length + i })),
   ];
   all.sort((a, b) => a.anchor.start - b.anchor.start || a.k - b.k);
   return all.map(({ k: _k, ...f }) => f);
@@ -660,7 +660,7 @@ export class ReviewService {
   ): Promise<z.output<S>> {
     await this.checkBudget();
     try {
-      return (await this.runner().run(req)).value as z.output<S>;
+      return (await this.runner().run(req)).value;
     } catch (err) {
       if (err instanceof ReviewError)
         throw new ApiError(err.code === "budget_exceeded" ? "budget_exceeded" : "model_failed", err.message);
