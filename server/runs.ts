@@ -135,7 +135,7 @@ export class RunService {
       startedAt: started,
     };
     let result;
-    let files = new Map<string, Uint8Array>();
+    let files: Map<string, Uint8Array>;
     const t0 = performance.now();
     try {
       files = await this.store.snapshot(versionId);
