@@ -69,9 +69,14 @@ export function escapeHtml(text: string): string {
 }
 
 function resultLabel(v: ReportVerdict | undefined): { text: string; cls: string; sentence: string } {
-  if (!v) return { text: "Not reviewed", cls: "none", sentence: "No lint run has finished on this version yet." };
+  if (!v)
+    return { text: "Not reviewed", cls: "none", sentence: "No lint run has finished on this version yet." };
   if (v.result === "build_ready")
-    return { text: "Build Ready", cls: "ready", sentence: "No open MUST findings and no open blocking threads." };
+    return {
+      text: "Build Ready",
+      cls: "ready",
+      sentence: "No open MUST findings and no open blocking threads.",
+    };
   if (v.result === "stale")
     return {
       text: "Stale",
@@ -79,7 +84,8 @@ function resultLabel(v: ReportVerdict | undefined): { text: string; cls: string;
       sentence: `The verdict is of version ${v.version_number}; the doc changed since.`,
     };
   const parts = [`${v.must} open MUST finding${v.must === 1 ? "" : "s"}`];
-  if (v.blocking_threads) parts.push(`${v.blocking_threads} open blocking thread${v.blocking_threads === 1 ? "" : "s"}`);
+  if (v.blocking_threads)
+    parts.push(`${v.blocking_threads} open blocking thread${v.blocking_threads === 1 ? "" : "s"}`);
   return { text: "Not Build Ready", cls: "blocked", sentence: `${parts.join(" and ")} stand in the way.` };
 }
 
@@ -145,7 +151,7 @@ function radarChart(radar: Record<string, number>, titles: Map<string, string>):
         return `<text x="${x.toFixed(1)}" y="${(y + 3).toFixed(1)}" text-anchor="${anchor}" class="radar-label">${escapeHtml(label.length > 14 ? label.slice(0, 13) + "…" : label)}</text>`;
       })
       .join("");
-    svg = `<svg class="radar" viewBox="-40 -6 ${size + 80} ${size + 12}" width="${size + 80}" height="${size + 12}" role="img" aria-label="Radar">${grid}${spokes}<polygon points="${shape}" class="shape"/>${labels}</svg>`;
+    svg = `<svg class="radar" viewBox="-70 -6 ${size + 140} ${size + 12}" width="${size + 140}" height="${size + 12}" role="img" aria-label="Radar">${grid}${spokes}<polygon points="${shape}" class="shape"/>${labels}</svg>`;
   }
   return `<div class="radar-box">${svg}<ul class="bars">${bars}</ul></div>`;
 }
@@ -159,7 +165,11 @@ interface Block {
 }
 
 /** Inline the bundle's images as data: URLs; an image that is not in the bundle shows its alt text. */
-function inlineImages(html: string, docPath: string, images: ReadonlyMap<string, { mediaType: string; bytes: Uint8Array }>): string {
+function inlineImages(
+  html: string,
+  docPath: string,
+  images: ReadonlyMap<string, { mediaType: string; bytes: Uint8Array }>,
+): string {
   const folder = docPath.includes("/") ? docPath.slice(0, docPath.lastIndexOf("/")) : "";
   return html.replace(/<img\b([^>]*?)\s*\/?>/g, (_tag, attrs: string) => {
     const src = /\ssrc="([^"]*)"/.exec(attrs)?.[1] ?? "";
@@ -186,7 +196,11 @@ function inlineImages(html: string, docPath: string, images: ReadonlyMap<string,
 }
 
 /** Mark the innermost block holding each finding, and highlight its quote when the text shows it verbatim. */
-function markFindings(html: string, findings: ReportFinding[], docPath: string): { html: string; targets: Map<string, string> } {
+function markFindings(
+  html: string,
+  findings: ReportFinding[],
+  docPath: string,
+): { html: string; targets: Map<string, string> } {
   const blocks: Block[] = [];
   const re = /<[a-z][a-z0-9]*\b[^>]*?\sdata-source-start="(\d+)"\s+data-source-end="(\d+)"[^>]*>/g;
   for (let m = re.exec(html); m; m = re.exec(html))
@@ -247,7 +261,9 @@ function markFindings(html: string, findings: ReportFinding[], docPath: string):
 }
 
 function findingItem(f: ReportFinding, target: string | undefined): string {
-  const path = f.anchor?.heading_path.length ? f.anchor.heading_path.map(escapeHtml).join(" <span class=\"sep\">›</span> ") : "";
+  const path = f.anchor?.heading_path.length
+    ? f.anchor.heading_path.map(escapeHtml).join(' <span class="sep">›</span> ')
+    : "";
   const quote = f.anchor?.quote.trim();
   return `<li class="finding ${f.level.toLowerCase()}" id="finding-${escapeHtml(f.id)}">
 <div class="finding-head"><span class="chip ${f.level.toLowerCase()}">${f.level}</span><code class="check">${escapeHtml(f.check)}</code>${f.relaxed ? '<span class="relaxed" title="lowered one level: the doc is in adoption mode">relaxed</span>' : ""}<span class="category">${escapeHtml(f.category)}</span></div>
@@ -273,7 +289,9 @@ export function renderReport(input: ReportInput): string {
 
   const findingsHtml =
     total === 0
-      ? `<p class="empty">No findings. ${v ? "Every check of the profile passed." : ""}</p>`
+      ? v?.result === "stale"
+        ? `<p class="empty">The latest run read version ${v.version_number}; its findings are not shown because the text changed since.</p>`
+        : `<p class="empty">No findings.${v ? " Every check of the profile passed." : ""}</p>`
       : groups
           .filter((g) => g.items.length > 0)
           .map(

@@ -13,7 +13,11 @@ import { mediaType } from "../routes/docs/media.js";
 
 const IMAGE = /\.(png|jpe?g|gif|webp|svg)$/i;
 
-export async function htmlReport(c: Context<Env>, docId: string, versionRef: string | undefined): Promise<Response> {
+export async function htmlReport(
+  c: Context<Env>,
+  docId: string,
+  versionRef: string | undefined,
+): Promise<Response> {
   const { store, runs, profiles, clock } = deps(c);
   const bundleId = store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
@@ -23,9 +27,10 @@ export async function htmlReport(c: Context<Env>, docId: string, versionRef: str
   if (versionRef !== undefined && versionRef !== "") {
     const asked = await store.resolveVersion(bundleId, versionRef);
     if (asked.id !== head.id)
-      throw new ValidationError("the HTML report is of the current version; use format=zip for an older one", [
-        { field: "query.version", message: `the current version is ${head.number}` },
-      ]);
+      throw new ValidationError(
+        "the HTML report is of the current version; use format=zip for an older one",
+        [{ field: "query.version", message: `the current version is ${head.number}` }],
+      );
   }
   const files = await store.snapshot(head.id);
   const { text } = decodeText(files.get(row.d.path) ?? new Uint8Array());
@@ -55,7 +60,9 @@ export async function htmlReport(c: Context<Env>, docId: string, versionRef: str
     slug: row.b.slug,
     profile: {
       key: row.d.profileKey,
-      ...(profile ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) } : {}),
+      ...(profile
+        ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) }
+        : {}),
     },
     path: row.d.path,
     version: head,

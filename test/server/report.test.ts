@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser } from "playwright-core";
@@ -8,6 +8,7 @@ import type { BundleList, SpecDoc } from "../helpers/types.js";
 import { renderReport } from "../../core/report/html.js";
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
+const EXAMPLES = resolve(import.meta.dirname, "../../fixtures/examples");
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--headless",
@@ -46,7 +47,9 @@ describe.each(DB_KINDS)("GET /docs/{docId}/export?format=html on %s", (kind) => 
   });
 
   it("answers one self-contained page: verdict, every finding, assumptions, the doc; nothing external", async () => {
-    const created = await json<SpecDoc>(t.req("POST", "/bundles", { profile: "prd", name: "draft", title: "Draft <b>" }));
+    const created = await json<SpecDoc>(
+      t.req("POST", "/bundles", { profile: "prd", name: "draft", title: "Draft <b>" }),
+    );
     const doc = await docOf(t, "draft");
     const run = (await t.runs.latestRuns([doc.id])).get(doc.id)!;
     const findings = await t.runs.findings(run.id);
@@ -64,7 +67,9 @@ describe.each(DB_KINDS)("GET /docs/{docId}/export?format=html on %s", (kind) => 
   it("inlines the bundle's images as data: URLs", async () => {
     const doc = await docOf(t, "saved-searches");
     const html = await report(t, doc.id);
-    expect(html).toMatch(/<img src="data:image\/png;base64,[A-Za-z0-9+/=]{100,}"/);
+    expect(html).toMatch(
+      /<img src="data:image\/png;base64,iVBORw0KGgo=" alt="Search bar with the save button"/,
+    );
   });
 
   it("reports the current version only", async () => {
@@ -76,7 +81,11 @@ describe.each(DB_KINDS)("GET /docs/{docId}/export?format=html on %s", (kind) => 
       { "content-type": "application/octet-stream" },
     );
     expect(older.status).toBe(200);
-    await problem(await t.req("GET", `/docs/${doc.id}/export?format=html&version=1`), 400, "validation_failed");
+    await problem(
+      await t.req("GET", `/docs/${doc.id}/export?format=html&version=1`),
+      400,
+      "validation_failed",
+    );
     expect((await t.req("GET", `/docs/${doc.id}/export?format=html&version=2`)).status).toBe(200);
   });
 });
@@ -86,7 +95,9 @@ describe("the HTML report in headless Chromium", () => {
   let t: TestApp;
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run \`apt-get install chromium\` (CI installs it) to run the report test`);
+      throw new Error(
+        `${CHROMIUM} is missing: run \`apt-get install chromium\` (CI installs it) to run the report test`,
+      );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     t = await makeTestApp({ fixture: DEMO });
   }, 60_000);
@@ -112,11 +123,14 @@ describe("the HTML report in headless Chromium", () => {
     const dir = process.env.REPORT_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "sr-report-"));
     const shot = join(dir, `${name}.png`);
     await page.screenshot({ path: shot, fullPage: true });
+    if (process.env.REPORT_SCREENSHOT_DIR) await page.screenshot({ path: join(dir, `${name}-top.png`) });
     return { page, outside, shot };
   }
 
   it("shows a Not Build Ready verdict with its findings, loads nothing, and renders to a real screenshot", async () => {
-    await json<SpecDoc>(t.req("POST", "/bundles", { profile: "design", name: "half-done", title: "Search indexer" }));
+    await json<SpecDoc>(
+      t.req("POST", "/bundles", { profile: "design", name: "half-done", title: "Search indexer" }),
+    );
     const doc = await docOf(t, "half-done");
     const run = (await t.runs.latestRuns([doc.id])).get(doc.id)!;
     const findings = await t.runs.findings(run.id);
@@ -130,19 +144,28 @@ describe("the HTML report in headless Chromium", () => {
     expect(await page.locator(".count-pill.must b").textContent()).toBe(String(doc.verdict!.must));
     expect(await page.locator("li.finding.must").count()).toBe(doc.verdict!.must);
     // Each finding anchored in the doc links to a marked block that exists.
-    const targets = await page.locator("a.jump").evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+    const links = await page.locator("a.jump").all();
+    const targets = await Promise.all(links.map((a) => a.getAttribute("href")));
     expect(targets.length).toBeGreaterThan(0);
-    for (const href of new Set(targets)) expect(await page.locator(href).count()).toBe(1);
+    for (const href of new Set(targets)) {
+      expect(href).toMatch(/^#src-/);
+      expect(await page.locator(href!).count()).toBe(1);
+    }
     expect(statSync(shot).size).toBeGreaterThan(30_000);
     await page.close();
   }, 60_000);
 
   it("shows a filled example with its inline image and radar", async () => {
-    const doc = await docOf(t, "saved-searches");
+    // The design example, imported as a dropped folder: its doc shows components.svg.
+    const form = new FormData();
+    for (const f of ["saved-searches-design.md", "components.svg"])
+      form.append("files", new Blob([readFileSync(join(EXAMPLES, "design", f))]), `design-example/${f}`);
+    expect((await t.req("POST", "/bundles/import", form)).status).toBe(201);
+    const doc = await docOf(t, "design-example");
     const { page, outside, shot } = await look(await report(t, doc.id), "example");
     expect(outside).toEqual([]);
     const img = page.locator(".markdown img").first();
-    expect(await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    expect(await img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(320);
     expect(await page.locator("svg.radar polygon.shape").count()).toBe(1);
     expect(await page.locator(".badge").textContent()).toMatch(/Build Ready/);
     expect(statSync(shot).size).toBeGreaterThan(30_000);
