@@ -1,0 +1,113 @@
+/**
+ * bench:review — the full review's scheduling and its step cache.
+ *
+ * A bundle of 10 sections with 4 requirements each (40 build questions), 3 readers, a
+ * fake model that answers after 200 ms, parallel_calls 4. The wall time of the AI stages
+ * is compared with the ideal: calls x latency / parallel_calls (within 15%). Then one
+ * section is edited and the bundle reviewed again with the same step cache: the share
+ * of steps the cache answered is printed (aim: at least 80%).
+ *
+ *   npm run bench:review [-- --latency 200 --parallel 4]
+ */
+import { parseArgs } from "node:util";
+import { runReview, type CachedStep, type ReviewInput, type StepCache } from "../core/review/index.js";
+import { scriptedClient } from "../test/core/review/scripted-model.js";
+
+const { values } = parseArgs({
+  options: {
+    latency: { type: "string", default: "200" },
+    parallel: { type: "string", default: "4" },
+    sections: { type: "string", default: "10" },
+  },
+});
+const LATENCY = Number(values.latency);
+const PARALLEL = Number(values.parallel);
+const SECTIONS = Number(values.sections);
+const READERS = 3;
+
+function bundleText(edit = false): string {
+  const parts = [
+    "---",
+    "type: prd",
+    "size: standard",
+    "---",
+    "",
+    "# Ledger",
+    "",
+    "Fact: The ledger keeps every posting.",
+    "",
+  ];
+  for (let s = 0; s < SECTIONS; s++) {
+    parts.push(`## Area ${s + 1}`, "");
+    for (let r = 0; r < 4; r++) {
+      const n = String(s * 4 + r + 1).padStart(3, "0");
+      const limit = edit && s === 4 && r === 0 ? 25 : 10 * (r + 1);
+      parts.push(`- REQ-${n} Area ${s + 1} accepts at most ${limit} items per request, rule ${r + 1}.`);
+    }
+    parts.push("");
+  }
+  return parts.join("\n");
+}
+
+function memoryCache(): StepCache {
+  const map = new Map<string, CachedStep>();
+  return {
+    get: (k) => Promise.resolve(map.get(k)),
+    put: (k, v) => {
+      map.set(k, v);
+      return Promise.resolve();
+    },
+  };
+}
+
+async function review(text: string, cache: StepCache) {
+  const client = scriptedClient({ latencyMs: LATENCY });
+  const role = { client, model: "bench-model" };
+  const input: ReviewInput = {
+    bundle: { files: [{ path: "ledger.md", text }], mainPath: "ledger.md", linked: [] },
+    profile: {
+      key: "prd",
+      title: "Product requirements",
+      radar: ["completeness", "clarity"],
+      readers: READERS,
+      build_questions: [],
+      guidance: "",
+    },
+    roles: { reviewer: role, reader: role, judge: role },
+    parallel: PARALLEL,
+    cache,
+    now: () => performance.now(),
+  };
+  const t0 = performance.now();
+  const out = await runReview(input);
+  const wall = performance.now() - t0;
+  if (out.status !== "done") throw new Error(`review failed: ${out.error?.message}`);
+  return { out, wall, calls: client.calls.length, maxInFlight: client.maxInFlight };
+}
+
+const cache = memoryCache();
+const first = await review(bundleText(), cache);
+const ideal = (first.calls * LATENCY) / PARALLEL;
+const over = first.wall / ideal - 1;
+console.log(
+  `bundle: ${SECTIONS} sections, ${first.out.questions.length} build questions, ${READERS} readers`,
+);
+console.log(
+  `model: ${LATENCY} ms per call, parallel_calls ${PARALLEL} (most in flight: ${first.maxInFlight})`,
+);
+console.log(
+  `first review: ${first.calls} calls in ${(first.wall / 1000).toFixed(2)} s; ideal ${(ideal / 1000).toFixed(2)} s ` +
+    `(calls x latency / parallel); ${over >= 0 ? "+" : ""}${(over * 100).toFixed(1)}% ${Math.abs(over) <= 0.15 ? "(within 15%)" : "(NOT within 15%)"}`,
+);
+for (const s of first.out.stages)
+  console.log(
+    `  ${s.name.padEnd(10)} ${String(s.steps).padStart(4)} steps, from ${(s.started_ms / 1000).toFixed(2)} s for ${(s.duration_ms / 1000).toFixed(2)} s`,
+  );
+
+const second = await review(bundleText(true), cache);
+const share = second.out.usage.cached / second.out.usage.steps;
+console.log(
+  `after editing one section: ${second.out.usage.steps} steps, ${second.out.usage.cached} from the cache, ${second.calls} model calls ` +
+    `in ${(second.wall / 1000).toFixed(2)} s; cache share ${(share * 100).toFixed(1)}% ${share >= 0.8 ? "(aim >= 80%: met)" : "(aim >= 80%: NOT met)"}`,
+);
+if (Math.abs(over) > 0.15 || share < 0.8) process.exitCode = 1;
