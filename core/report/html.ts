@@ -419,7 +419,9 @@ ol.assumptions{margin:0;padding-left:20px}ol.assumptions li{margin:0 0 8px}ol.as
 .markdown table{border-collapse:collapse;margin:10px 0;display:block;overflow-x:auto}.markdown th,.markdown td{border:1px solid var(--line);padding:5px 9px;text-align:left}.markdown th{background:#f6f7f9}
 .markdown pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto}
 .markdown blockquote{margin:10px 0;padding:2px 14px;border-left:3px solid #d6dae2;color:#4a5263}
-.markdown [data-finding-level]{position:relative;border-radius:4px;box-shadow:-10px 0 0 -6px var(--c,transparent);scroll-margin-top:16px}
+.markdown [data-finding-level]{position:relative;border-radius:4px;border-left:3px solid var(--c,transparent);padding-left:8px;scroll-margin-top:16px}
+.markdown li[data-finding-level]{margin-left:-11px}
+@media screen and (min-width:981px){.doc{position:sticky;top:16px;max-height:calc(100vh - 32px);overflow:auto}}
 .markdown [data-finding-level="MUST"]{--c:var(--must);background:linear-gradient(90deg,var(--must-bg),transparent 70%)}
 .markdown [data-finding-level="SHOULD"]{--c:var(--should);background:linear-gradient(90deg,var(--should-bg),transparent 70%)}
 .markdown [data-finding-level="INFO"]{--c:var(--info);background:linear-gradient(90deg,var(--info-bg),transparent 70%)}
