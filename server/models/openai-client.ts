@@ -17,7 +17,11 @@ export interface OpenAIClientOptions {
   apiKey?: string;
   /** Per call, in ms (default 120 s). */
   timeoutMs?: number;
-  /** `strict` of the json_schema response format (default true). */
+  /**
+   * `strict` of the json_schema response format. Default: true when the schema meets
+   * strict mode's rules (see `strictCompatible`), false otherwise (a strict server would
+   * refuse it with a 400).
+   */
   strict?: boolean;
 }
 
@@ -72,9 +76,29 @@ export function mapOpenAIError(err: unknown): ModelCallError {
   return new ModelCallError(`the model call failed: ${message}`, "server", undefined, options);
 }
 
+/**
+ * Whether a schema meets OpenAI strict structured output's rules: every object lists all its
+ * properties in `required` and sets `additionalProperties: false`, at every depth.
+ */
+export function strictCompatible(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(strictCompatible);
+  if (schema === null || typeof schema !== "object") return true;
+  const s = schema as Record<string, unknown>;
+  const isObject = s.type === "object" || (Array.isArray(s.type) && s.type.includes("object"));
+  if (isObject) {
+    const props = (s.properties ?? {}) as Record<string, unknown>;
+    const required = Array.isArray(s.required) ? (s.required as unknown[]) : [];
+    if (s.additionalProperties !== false) return false;
+    if (!Object.keys(props).every((k) => required.includes(k))) return false;
+  }
+  return Object.entries(s).every(
+    ([k, v]) => k === "enum" || k === "const" || k === "default" || strictCompatible(v),
+  );
+}
+
 export class OpenAICompatibleClient implements ModelClient {
   readonly #sdk: OpenAI;
-  readonly #strict: boolean;
+  readonly #strict: boolean | undefined;
 
   constructor(opts: OpenAIClientOptions) {
     this.#sdk = new OpenAI({
@@ -83,7 +107,7 @@ export class OpenAICompatibleClient implements ModelClient {
       maxRetries: 0,
       timeout: opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
-    this.#strict = opts.strict ?? true;
+    this.#strict = opts.strict;
   }
 
   async call(call: ModelCall): Promise<ModelAnswer> {
@@ -98,7 +122,11 @@ export class OpenAICompatibleClient implements ModelClient {
           ],
           response_format: {
             type: "json_schema",
-            json_schema: { name: call.schemaName, schema: call.schema, strict: this.#strict },
+            json_schema: {
+              name: call.schemaName,
+              schema: call.schema,
+              strict: this.#strict ?? strictCompatible(call.schema),
+            },
           },
         },
         { signal: call.signal },

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ModelCallError, type ModelCall } from "../../core/review/model.js";
-import { OpenAICompatibleClient, retryAfterMs } from "../../server/models/openai-client.js";
+import { OpenAICompatibleClient, retryAfterMs, strictCompatible } from "../../server/models/openai-client.js";
 import { AgentCliClient, extractJson, onPath } from "../../server/models/agent-cli.js";
 import { modelClientFor } from "../../server/models/clients.js";
 import { PROVIDERS } from "../../server/models/providers.js";
@@ -72,6 +72,30 @@ describe("OpenAI-compatible client", () => {
       json_schema: { name: "findings", schema: SCHEMA, strict: true },
     });
     expect(req.headers.authorization).toBe("Bearer sk-test-secret-1234");
+  });
+
+  it("asks for strict output only when the schema meets strict mode's rules", async () => {
+    const loose = {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      required: ["a"],
+    };
+    const nested = {
+      type: "object",
+      properties: {
+        items: { type: "array", items: { type: "object", properties: { x: { type: "string" } } } },
+      },
+      required: ["items"],
+      additionalProperties: false,
+    };
+    fake.enqueue({ json: {} }, { json: {} });
+    await client().call({ ...CALL, schema: loose });
+    await client().call({ ...CALL, schema: nested });
+    expect(fake.completions.map((r) => r.body.response_format?.json_schema?.strict)).toEqual([false, false]);
+    expect(strictCompatible(SCHEMA)).toBe(true);
+    expect(strictCompatible({ ...nested, properties: { items: { type: "array", items: SCHEMA } } })).toBe(
+      true,
+    );
   });
 
   it("estimates the tokens when the server reports no usage", async () => {
