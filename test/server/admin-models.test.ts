@@ -24,6 +24,7 @@ import type {
 import { SETTING_DEFAULTS, SETTING_FIELDS, readSettings } from "../../server/settings.js";
 import { loadSecretKey, SECRET_KEY_ENV, SecretBox } from "../../server/models/secrets.js";
 import type { Clock } from "../../server/deps.js";
+import { ModelService } from "../../server/models/service.js";
 
 type Backend = z.infer<typeof BackendSchema>;
 type TestResult = z.infer<typeof BackendTestResultSchema>;
@@ -666,6 +667,39 @@ describe.each(DB_KINDS)("admin: backends, roles, settings and budget on %s", (ki
       [{ limit_tokens: 10, extra: 1 }],
     ])("refuses %j", async (body) => {
       await problem(await t.req("PUT", "/admin/budget", body), 400, "validation_failed");
+    });
+  });
+
+  describe("logging", () => {
+    it("never logs a secret: adding, changing, testing and using a backend", async () => {
+      const lines: string[] = [];
+      const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+        void lines.push(JSON.stringify({ level, msg, ...fields }));
+      const service = new ModelService({
+        db: t.database.db,
+        box: SecretBox.random(),
+        clock,
+        logger: { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") },
+      });
+      const b = await service.createBackend({
+        kind: "provider_1",
+        name: "x",
+        base_url: fake.baseUrl,
+        secret: SECRET,
+      });
+      await service.updateBackend(b.id, {
+        kind: "provider_1",
+        name: "y",
+        base_url: fake.baseUrl,
+        secret: `${SECRET}-2`,
+      });
+      fake.enqueue({ status: 401, body: { error: { message: `bad key ${SECRET}-2` } } });
+      expect((await service.testBackend(b.id, "m")).ok).toBe(false);
+      await service.assignRole("reviewer", { backend_id: b.id, model: "m" });
+      expect((await service.forRole("reviewer"))?.model).toBe("m");
+      expect(lines.length).toBeGreaterThanOrEqual(3);
+      expect(lines.join("\n")).not.toContain(SECRET);
+      expect(lines.some((l) => l.includes('"secret":"replaced"'))).toBe(true);
     });
   });
 
