@@ -40,7 +40,13 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     if (err instanceof ApiError) return problemResponse(c, err);
     if (err instanceof HTTPException) {
       const malformed = /malformed json/i.test(err.message);
-      const code = malformed ? "invalid_json" : err.status === 413 ? "file_too_large" : "validation_failed";
+      const code = malformed
+        ? "invalid_json"
+        : err.status === 413
+          ? "file_too_large"
+          : err.status === 415
+            ? "unsupported_media_type"
+            : "validation_failed";
       return problemResponse(c, new ApiError(code, err.message));
     }
     deps.logger.error("unhandled error", {

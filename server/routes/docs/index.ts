@@ -378,8 +378,12 @@ export default function docRoutes() {
       },
       responses: {
         200: {
-          description: "A .zip of the bundle folder at that version",
-          content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } },
+          description:
+            "`format=zip` (default): a .zip of the bundle folder at that version. `format=html`: a self-contained HTML report of the current version with its verdict and findings",
+          content: {
+            "application/zip": { schema: z.string().openapi({ format: "binary" }) },
+            "text/html": { schema: z.string() },
+          },
         },
         ...errorResponses,
       },
