@@ -66,7 +66,11 @@ export class RunService {
   }
 
   /** Lint again the current version of every doc that names `profileKey` (after the profile changed). */
-  async relintProfile(profileKey: string): Promise<void> {
+  relintProfile(profileKey: string): Promise<void> {
+    return this.tracked(() => this.relint(profileKey));
+  }
+
+  private async relint(profileKey: string): Promise<void> {
     const rows = await this.db
       .select({
         docId: docs.id,
@@ -90,15 +94,19 @@ export class RunService {
   lintVersion(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
     let run = this.inflight.get(versionId);
     if (run) return run;
-    this.pending++;
-    run = this.queue
-      .run(() => this.lint(bundleId, docId, versionId, versionNumber))
-      .finally(() => {
-        this.inflight.delete(versionId);
-        if (--this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
-      });
+    run = this.tracked(() =>
+      this.queue.run(() => this.lint(bundleId, docId, versionId, versionNumber)),
+    ).finally(() => this.inflight.delete(versionId));
     this.inflight.set(versionId, run);
     return run;
+  }
+
+  /** Count work that `idle()` waits for. */
+  private tracked<T>(fn: () => Promise<T>): Promise<T> {
+    this.pending++;
+    return fn().finally(() => {
+      if (--this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
+    });
   }
 
   private async lint(
@@ -167,7 +175,11 @@ export class RunService {
       versionNumber,
       radarCategories: profile?.radar.map((r) => r.key),
       ...(carry
-        ? { aiRunId: carry.runId, aiVersionNumber: carry.versionNumber, sectionsChanged: carry.sectionsChanged }
+        ? {
+            aiRunId: carry.runId,
+            aiVersionNumber: carry.versionNumber,
+            sectionsChanged: carry.sectionsChanged,
+          }
         : {}),
     });
     return this.db.transaction(async (tx) => {
