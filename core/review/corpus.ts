@@ -95,7 +95,9 @@ function sectionsOf(
   for (const s of doc.sections) {
     const from = s.index === 0 ? doc.bodyCharStart : s.charStart;
     const text = doc.text.slice(from, s.ownCharEnd).trim();
-    if (text === "") continue;
+    // A heading with nothing under it but subsections has nothing to read or ask about.
+    const body = s.index === 0 ? text : doc.text.slice(s.contentCharStart, s.ownCharEnd).trim();
+    if (body === "") continue;
     const base = `${bundle ? `@${bundle}:` : ""}${file}#${s.heading_path.join(" > ")}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);

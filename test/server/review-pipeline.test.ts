@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { answerFor, configureModels, docIdOf, readSse, settle } from "../core/review/e2e-helpers.js";
@@ -304,6 +304,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     const run = await settle(t, (await json<Run>(t.req("POST", `/docs/${docId}/runs`))).id);
     expect(run.status, run.error).toBe("done");
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(fake.maxConcurrent).toBe(1);
     const report = await json<Report>(t.req("GET", `/runs/${run.id}/report`));
     // Three extra requests: after the 429, after the 500, and the re-ask with the error.
     expect(fake.completions.length).toBe(Number(report.calls) + 3);
@@ -410,6 +411,59 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     expect(summary.sections_changed).toBe(1);
     // The lint finding on the TODO is resolved by the edit.
     expect(summary.findings).toEqual({ added: [], resolved: todoLint.map((f) => f.id) });
+  });
+
+  it("never makes more than parallel_calls calls at once, and two workers never take the same run", async () => {
+    await configureModels(t, fake.baseUrl);
+    await t.req("PUT", "/admin/settings", {
+      max_file_mb: 10,
+      max_bundle_mb: 50,
+      invite_ttl_days: 7,
+      parallel_calls: 2,
+    });
+    fake.handler = async (req) => {
+      await new Promise((r) => setTimeout(r, 15));
+      return answerFor(req);
+    };
+    await t.worker!.stop();
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push((await json<Run>(t.req("POST", `/docs/${docId}/runs`))).id);
+    const claimed: string[] = [];
+    const deps = {
+      db: t.database.db,
+      store: t.store,
+      profiles: t.profiles,
+      runs: t.runs,
+      models: t.models,
+      budget: t.budget,
+      clock: { now: () => new Date() },
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      mode: "local" as const,
+      serverVersion: "test",
+    };
+    const { claimNext } = await import("../../server/jobs/queue.js");
+    // Four claimers race for four runs: each run is claimed exactly once.
+    const got = await Promise.all([1, 2, 3, 4, 5].map((n) => claimNext(t.database.db, `w${n}`, new Date())));
+    for (const g of got) if (g) claimed.push(g.id);
+    expect(claimed.sort()).toEqual([...ids].sort());
+    const { runs } = await import("../../server/db/schema.js");
+    await t.database.db.update(runs).set({ status: "queued", stage: null }).where(inArray(runs.id, ids));
+    // Two workers on one database run them all, each run once, with at most 2 calls at once per run.
+    const { createReviewWorker } = await import("../../server/review/worker.js");
+    const w1 = createReviewWorker(deps, { pollMs: 10, concurrency: 1 });
+    const w2 = createReviewWorker(deps, { pollMs: 10, concurrency: 1 });
+    await Promise.all([w1.start(), w2.start()]);
+    try {
+      for (const id of ids) expect((await settle(t, id)).status).toBe("done");
+    } finally {
+      await Promise.all([w1.stop(), w2.stop()]);
+    }
+    // 2 runs at once (one per worker) x parallel_calls 2.
+    expect(fake.maxConcurrent).toBeLessThanOrEqual(4);
+    expect(fake.maxConcurrent).toBeGreaterThan(1);
+    const { reviewRuns } = await import("../../server/db/schema.js");
+    const rows = await t.database.db.select().from(reviewRuns).where(inArray(reviewRuns.runId, ids));
+    expect(rows.map((r) => r.attempts)).toEqual([2, 2, 2, 2]);
   });
 
   it("requeues a run a dead process left running, and fails one tried too often", async () => {
