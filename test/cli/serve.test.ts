@@ -4,7 +4,16 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +21,23 @@ import { packageRoot } from "../../server/paths.js";
 
 const root = packageRoot();
 const main = join(root, "cli", "main.ts");
-const DEMO_SLUGS = ["checkout", "checkout/api", "checkout/design", "decisions/0001-use-postgres"];
+const DEMO = join(root, "fixtures", "demo");
+
+/** Folders of fixtures/demo that directly hold markdown whose frontmatter names a type. */
+function typedFolders(dir: string, rel = ""): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name.startsWith(".")) continue;
+    const childRel = rel === "" ? e.name : `${rel}/${e.name}`;
+    if (e.isDirectory()) out.push(...typedFolders(join(dir, e.name), childRel));
+    else if (e.name.endsWith(".md")) {
+      const fm = /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(join(dir, e.name), "utf8"));
+      if (fm && /^type:\s*\S/m.test(fm[1]!)) out.push(rel === "" ? "." : rel);
+    }
+  }
+  return out;
+}
+const DEMO_SLUGS = [...new Set(typedFolders(DEMO))].sort();
 
 /** The CLI from source (tsx), with DATABASE_URL only when a test gives one. */
 function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -63,7 +88,7 @@ function tempDir(prefix: string): string {
 
 function demoCopy(): string {
   const d = tempDir("sr-serve-");
-  cpSync(join(root, "fixtures", "demo"), d, { recursive: true });
+  cpSync(DEMO, d, { recursive: true });
   return d;
 }
 
@@ -213,6 +238,12 @@ describe("spec-review serve: usage", () => {
 });
 
 describe("spec-review serve: running", () => {
+  it("has demo bundles to look for", () => {
+    expect(DEMO_SLUGS).toEqual(
+      expect.arrayContaining(["checkout", "checkout/api", "decisions/0001-use-postgres"]),
+    );
+  });
+
   it("serves the demo on a port it picks, with the data dir in <folder>/.spec-review, and stops on SIGTERM with 0", async () => {
     const folder = demoCopy();
     const s = await serve([folder, "--port", "0"]);
@@ -250,26 +281,32 @@ describe("spec-review serve: running", () => {
     expect((await terminate(again)).code).toBe(0);
   }, 120_000);
 
-  it("records an edit made on disk as a version by local", async () => {
+  it("records an edit made on disk as a version by local, found by the watcher", async () => {
     const folder = demoCopy();
     const s = await serve([folder, "--port", "0"]);
-    const list = await getJson<BundleList>(`${s.api}/bundles?limit=500`);
-    const checkout = list.items.find((b) => b.slug === "checkout")!;
-    const doc = checkout.docs[0]!;
-    const versionsUrl = `${s.api}/docs/${doc.id}/versions`;
-    const start = await getJson<VersionList>(versionsUrl);
-    expect(start.items.map((v) => v.number)).toEqual([1]);
+    const checkoutDoc = async () =>
+      (await getJson<BundleList>(`${s.api}/bundles?limit=500`)).items.find((b) => b.slug === "checkout")!
+        .docs[0]!;
+    const doc = await checkoutDoc();
+    expect(doc.current_version.number).toBe(1);
 
     const file = join(folder, "checkout", doc.path);
     writeFileSync(file, readFileSync(file, "utf8") + "\n## Edited on disk\n\nA line from an editor.\n");
 
-    let latest = start;
+    // GET /bundles reads the records only (no refresh from the disk), so only the watcher
+    // can move the version here.
+    let current = doc;
     const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && latest.items.length < 2) {
+    while (Date.now() < deadline && current.current_version.number === 1) {
       await new Promise((r) => setTimeout(r, 200));
-      latest = await getJson<VersionList>(versionsUrl);
+      current = await checkoutDoc();
     }
-    expect(latest.items[0]).toMatchObject({ number: 2, created_by: "local" });
+    expect(current.current_version.number).toBe(2);
+    const versions = await getJson<VersionList>(`${s.api}/docs/${doc.id}/versions`);
+    expect(versions.items.map((v) => [v.number, v.created_by])).toEqual([
+      [2, "local"],
+      [1, "local"],
+    ]);
     const content = await fetch(`${s.api}/docs/${doc.id}/files/content?path=${doc.path}`, {
       signal: AbortSignal.timeout(10_000),
     });
@@ -278,7 +315,7 @@ describe("spec-review serve: running", () => {
   }, 120_000);
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    "uses the Postgres server of DATABASE_URL, and no data dir",
+    "uses the Postgres server of DATABASE_URL instead of the embedded database",
     async () => {
       const { default: postgres } = await import("postgres");
       const base = process.env.TEST_DATABASE_URL!;
@@ -297,7 +334,8 @@ describe("spec-review serve: running", () => {
       const folder = demoCopy();
       const s = await serve([folder, "--port", "0"], { DATABASE_URL: url.toString() });
       expect(await slugs(s.api)).toEqual(DEMO_SLUGS);
-      expect(existsSync(join(folder, ".spec-review"))).toBe(false);
+      // The records live in Postgres: no embedded database in the data dir.
+      expect(existsSync(join(folder, ".spec-review", "db"))).toBe(false);
       expect((await terminate(s)).code).toBe(0);
 
       const check = postgres(url.toString(), { max: 1, onnotice: () => {} });
