@@ -237,6 +237,14 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     );
     expect(resumed.events.map((e) => e.id)).toEqual(live.events.slice(10).map((e) => e.id));
     await problem(await t.req("GET", `/runs/00000000-0000-4000-8000-000000000000/events`), 404, "not_found");
+    // A lint run has no stages to follow: one `done` with its verdict.
+    const lint = (await t.runs.latestRuns([docId])).get(docId)!;
+    expect(lint.kind).toBe("full");
+    const lintRun = (await t.runs.list(docId, { limit: 10 })).find((r) => r.kind === "lint")!;
+    const single = await readSse(await t.app.request(`/api/v1/runs/${lintRun.id}/events`));
+    expect(single.events).toEqual([
+      { id: undefined, event: "done", data: { verdict: lintRun.verdict, status: "done" } },
+    ]);
   });
 
   it("re-asks only what a one-section edit changed, and a later lint verdict keeps counting the AI findings", async () => {
@@ -325,6 +333,11 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     expect(run.verdict).toMatchObject({ kind: "lint" });
     const doc = await json<SpecDoc>(t.req("GET", `/docs/${docId}`));
     expect(doc.run_error).toBe(run.error);
+    const stream = await readSse(await t.app.request(`/api/v1/runs/${run.id}/events`));
+    expect(stream.events.at(-1)).toMatchObject({
+      event: "failed",
+      data: { code: "model_output_invalid", stage: "judge" },
+    });
     expect((await json<Items<Claim>>(t.req("GET", `/runs/${run.id}/claims`))).items.length).toBe(3);
   });
 
