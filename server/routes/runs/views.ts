@@ -1,4 +1,5 @@
 /** Run and finding records (contract 2.17 leaves them to us: docs/api-decisions.md, "runs"). */
+import type { Anchor } from "../../../core/anchor/anchor.js";
 import { ApiError } from "../../errors.js";
 import type { FindingRow, RunRow } from "../../runs.js";
 import type { Verdict } from "../../schemas/common.js";
@@ -39,17 +40,6 @@ export function findingView(row: FindingRow) {
     stage: row.stage,
     relaxed: row.relaxed,
   };
-}
-
-interface Anchor {
-  file: string;
-  heading_path: string[];
-  quote: string;
-  prefix: string;
-  suffix: string;
-  start: number;
-  end: number;
-  detached?: boolean;
 }
 
 export function encodeRunCursor(row: RunRow): string {
