@@ -196,22 +196,7 @@ export class RunService {
           finishedAt: this.clock.now(),
         })
         .returning();
-      const rows = all.map((f, ord) => ({
-        runId: id,
-        id: f.id,
-        ord,
-        checkSlug: f.check,
-        level: f.level,
-        category: f.category,
-        message: f.message,
-        anchor: f.anchor,
-        stage: f.stage,
-        relaxed: f.relaxed,
-      }));
-      // The same finding id twice in one run would be a core bug; keep the first.
-      const seen = new Set<string>();
-      const unique = rows.filter((r) => !seen.has(r.id) && seen.add(r.id));
-      for (let i = 0; i < unique.length; i += 500) await tx.insert(findings).values(unique.slice(i, i + 500));
+      await insertFindings(tx, id, all);
       return row!;
     });
   }
@@ -273,4 +258,36 @@ export function docVerdict(run: RunRow | undefined, currentNumber: number): Verd
   const verdict = { ...(run.verdict as Verdict) };
   if (run.versionNumber !== currentNumber) verdict.result = "stale";
   return verdict;
+}
+
+/** A finding as a run stores it: the lint finding fields plus the stage that found it. */
+export interface StoredFinding {
+  id: string;
+  check: string;
+  level: string;
+  category: string;
+  message: string;
+  anchor: unknown;
+  stage: string;
+  relaxed: boolean;
+}
+
+/** Store a run's findings in the order given (document order); a repeated id keeps its first. */
+export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
+  const seen = new Set<string>();
+  const rows = list
+    .filter((f) => !seen.has(f.id) && seen.add(f.id))
+    .map((f, ord) => ({
+      runId,
+      id: f.id,
+      ord,
+      checkSlug: f.check,
+      level: f.level,
+      category: f.category,
+      message: f.message,
+      anchor: f.anchor,
+      stage: f.stage,
+      relaxed: f.relaxed,
+    }));
+  for (let i = 0; i < rows.length; i += 500) await db.insert(findings).values(rows.slice(i, i + 500));
 }

@@ -41,7 +41,7 @@ import type { Deps } from "../deps.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { RoleName, RoleModel } from "../models/types.js";
 import { readSettings } from "../settings.js";
-import type { RunRow } from "../runs.js";
+import { insertFindings, type RunRow } from "../runs.js";
 import { busFor, type RunBus } from "../jobs/bus.js";
 import { EventWriter } from "../jobs/events.js";
 import { DbStepCache } from "./cache.js";
@@ -411,22 +411,7 @@ export class ReviewService {
       await tx.delete(findings).where(eq(findings.runId, run.id));
       await tx.delete(buildQuestions).where(eq(buildQuestions.runId, run.id));
       await tx.delete(claims).where(eq(claims.runId, run.id));
-      const seen = new Set<string>();
-      const rows = merged
-        .filter((f) => !seen.has(f.id) && seen.add(f.id))
-        .map((f, ord) => ({
-          runId: run.id,
-          id: f.id,
-          ord,
-          checkSlug: f.check,
-          level: f.level,
-          category: f.category,
-          message: f.message,
-          anchor: f.anchor,
-          stage: f.stage,
-          relaxed: f.relaxed,
-        }));
-      for (let i = 0; i < rows.length; i += 500) await tx.insert(findings).values(rows.slice(i, i + 500));
+      await insertFindings(tx, run.id, merged);
       const qs = outcome.questions.map((q) => ({
         runId: run.id,
         id: q.id,

@@ -37,7 +37,7 @@ export function eventStreamResponse(description: string) {
     content: {
       "text/event-stream": {
         schema: z.string().openapi({
-          description: "server-sent events; event names and payloads: see docs/api-decisions.md",
+          description: "server-sent events; event names and payloads: see docs/review.md",
         }),
       },
     },
