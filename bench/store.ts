@@ -28,7 +28,7 @@ import { packageRoot } from "../server/paths.js";
 import { generateCorpus, rng, specDoc } from "./lib/corpus.js";
 import { load, statusText, warmUp, type LoadFigures } from "./lib/load.js";
 import { freePort, killAll, start, stop, waitFor200, type Child } from "./lib/proc.js";
-import { profileClock, summarize } from "./lib/profile.js";
+import { categories, profileClock, summarize } from "./lib/profile.js";
 
 const { values } = parseArgs({
   options: {
@@ -420,7 +420,10 @@ async function main(): Promise<void> {
         for (const w of windows.filter((x) => !x.name.startsWith("bare"))) {
           const s = summarize(join(profDir, f), 15, w);
           if (s.samples === 0) continue;
-          process.stdout.write(`\n  during ${w.name} (${s.samples} samples), self time:\n`);
+          process.stdout.write(`\n  during ${w.name} (${s.samples} samples), by part:\n`);
+          for (const c of categories(join(profDir, f), w))
+            process.stdout.write(`    ${(c.share * 100).toFixed(1).padStart(5)}%  ${c.name}\n`);
+          process.stdout.write("  self time:\n");
           for (const h of s.self)
             process.stdout.write(`    ${(h.share * 100).toFixed(1).padStart(5)}%  ${h.name}\n`);
           process.stdout.write("  inclusive, of busy samples:\n");

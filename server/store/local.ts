@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { and, asc, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
@@ -144,6 +145,8 @@ export class LocalStore {
   private watcher: { close(): Promise<void> } | undefined;
   private rescanTimer: NodeJS.Timeout | undefined;
   private pendingScan: Promise<void> | undefined;
+  /** Absolute path -> mtime (ms) of the files write() put on disk, to ignore their watcher echo. */
+  private readonly ownWrites = new Map<string, number>();
 
   constructor(opts: LocalStoreOptions) {
     this.root = opts.root;
@@ -485,10 +488,28 @@ export class LocalStore {
         return rel !== "" && rel.split("/").some((seg) => seg.startsWith(".") || seg === "node_modules");
       },
     });
-    w.on("all", () => this.scheduleRescan());
+    w.on("all", (event: string, path: string) => {
+      if (!this.isOwnWrite(event, path)) this.scheduleRescan();
+    });
     w.on("error", (err) => this.logger.warn("watcher error", { error: String(err) }));
     await new Promise<void>((resolve) => w.once("ready", () => resolve()));
     this.watcher = w;
+  }
+
+  /**
+   * True when a watcher event is only the echo of a file write() just recorded (same
+   * mtime): rescanning the whole folder for it would find nothing new.
+   */
+  private isOwnWrite(event: string, path: string): boolean {
+    const mtimeMs = this.ownWrites.get(path);
+    if (mtimeMs === undefined || (event !== "change" && event !== "add")) return false;
+    try {
+      if (Math.floor(statSync(path).mtimeMs) === mtimeMs) return true;
+    } catch {
+      /* gone since: a change to scan */
+    }
+    this.ownWrites.delete(path);
+    return false;
   }
 
   private scheduleRescan(): void {
@@ -744,6 +765,7 @@ export class LocalStore {
           const s = await stat(join(bundleDir, ch.path));
           const f = next.get(ch.path)!;
           next.set(ch.path, { ...f, mtimeMs: Math.floor(s.mtimeMs) });
+          if (this.watch) this.ownWrites.set(join(bundleDir, ch.path), Math.floor(s.mtimeMs));
         }
         const version = await this.commitVersion(state, next, newBlobs, author, message);
         await this.afterMainDocChange(state, changes);

@@ -314,6 +314,40 @@ describe("spec-review serve: running", () => {
     expect((await terminate(s)).code).toBe(0);
   }, 120_000);
 
+  it("still sees an edit on disk after a save through the API to the same file", async () => {
+    const folder = demoCopy();
+    const s = await serve([folder, "--port", "0"]);
+    const checkoutDoc = async () =>
+      (await getJson<BundleList>(`${s.api}/bundles?limit=500`)).items.find((b) => b.slug === "checkout")!
+        .docs[0]!;
+    const doc = await checkoutDoc();
+    const file = join(folder, "checkout", doc.path);
+    const text = readFileSync(file, "utf8");
+    const put = await fetch(
+      `${s.api}/docs/${doc.id}/files/content?path=${doc.path}&base_version=${(await getJson<{ current_version: { id: string } }>(`${s.api}/docs/${doc.id}`)).current_version.id}`,
+      { method: "PUT", body: text + "\nSaved through the API.\n", signal: AbortSignal.timeout(20_000) },
+    );
+    expect(put.status).toBe(200);
+    expect(readFileSync(file, "utf8")).toContain("Saved through the API.");
+
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(file, text + "\nThen edited on disk.\n");
+    let current = await checkoutDoc();
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && current.current_version.number < 3) {
+      await new Promise((r) => setTimeout(r, 200));
+      current = await checkoutDoc();
+    }
+    expect(current.current_version.number).toBe(3);
+    const versions = await getJson<VersionList>(`${s.api}/docs/${doc.id}/versions`);
+    expect(versions.items.map((v) => [v.number, v.created_by])).toEqual([
+      [3, "local"],
+      [2, "admin"],
+      [1, "local"],
+    ]);
+    expect((await terminate(s)).code).toBe(0);
+  }, 120_000);
+
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     "uses the Postgres server of DATABASE_URL instead of the embedded database",
     async () => {
