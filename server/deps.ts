@@ -6,6 +6,7 @@ import type { Db } from "./db/index.js";
 import type { LocalStore } from "./store/local.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { RunService } from "./runs.js";
+import type { BundleIndex } from "./bundle-index.js";
 import type { Budget, ModelRoles } from "./models/types.js";
 
 export interface Clock {
@@ -24,6 +25,8 @@ export interface Deps {
   store: LocalStore;
   profiles: ProfileRegistry;
   runs: RunService;
+  /** The bundle list in memory. */
+  index: BundleIndex;
   /** Models per review role (admin backends and roles). */
   models: ModelRoles;
   /** The monthly token budget. */

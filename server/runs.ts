@@ -4,6 +4,7 @@
  * verdict are recorded. A save waits for its own run, so its answer carries the verdict.
  */
 import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { lintBundle } from "../core/lint/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
@@ -23,6 +24,8 @@ export type FindingRow = typeof findings.$inferSelect;
 export const LINT_AUTHOR = "lint";
 
 export class RunService {
+  /** `run`: a run of the bundle finished (its verdict may have changed). */
+  readonly events = new EventEmitter<{ run: [{ bundleId: string; docId: string }] }>();
   private readonly inflight = new Map<string, Promise<RunRow>>();
   private readonly queue = new Mutex();
   private pending = 0;
@@ -94,11 +97,19 @@ export class RunService {
   lintVersion(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
     let run = this.inflight.get(versionId);
     if (run) return run;
-    run = this.tracked(() =>
-      this.queue.run(() => this.lint(bundleId, docId, versionId, versionNumber)),
-    ).finally(() => this.inflight.delete(versionId));
+    run = this.tracked(() => this.queue.run(() => this.lint(bundleId, docId, versionId, versionNumber)))
+      .then((row) => {
+        this.changed(bundleId, docId);
+        return row;
+      })
+      .finally(() => this.inflight.delete(versionId));
     this.inflight.set(versionId, run);
     return run;
+  }
+
+  /** Say that a run of the bundle finished, so views of its verdict refresh. */
+  changed(bundleId: string, docId: string): void {
+    this.events.emit("run", { bundleId, docId });
   }
 
   /** Count work that `idle()` waits for. */

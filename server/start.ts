@@ -12,6 +12,7 @@ import { ProfileRegistry } from "./profiles.js";
 import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService } from "./models/service.js";
+import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
 import { createReviewWorker } from "./review/worker.js";
 
@@ -52,6 +53,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await profiles.start();
   const runs = new RunService(database.db, store, profiles, systemClock, logger);
   runs.listen();
+  const index = new BundleIndex(store, runs);
   await store.start();
   // Docs whose current version has no lint run yet (first start, or a new release) get one.
   runs.catchUp().catch((err: unknown) => logger.error("lint catch-up failed", { error: String(err) }));
@@ -69,6 +71,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     store,
     profiles,
     runs,
+    index,
     models,
     budget,
     clock: systemClock,
@@ -93,6 +96,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker.stop();
+      index.stop();
       runs.stop();
       await store.stop();
       await runs.idle();

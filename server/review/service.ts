@@ -234,6 +234,7 @@ export class ReviewService {
         finishedAt: this.deps.clock.now(),
       })
       .where(eq(runs.id, run.id));
+    this.deps.runs.changed(run.bundleId, run.docId);
     events.emit("failed", { code: end.code ?? end.error.split(":")[0], error: end.error });
     await events.flush().catch(() => undefined);
   }
@@ -467,6 +468,7 @@ export class ReviewService {
         })
         .where(eq(runs.id, run.id));
     });
+    this.deps.runs.changed(run.bundleId, run.docId);
   }
 
   // ----------------------------------------------------------------- reading

@@ -125,7 +125,8 @@ function docProblems(err: FrontmatterError | undefined) {
 }
 
 export class LocalStore {
-  readonly events = new EventEmitter<{ version: [VersionEvent] }>();
+  /** `version`: a new version; `changed`: anything else a bundle list shows (doc fields, presence). */
+  readonly events = new EventEmitter<{ version: [VersionEvent]; changed: [{ bundleId: string }] }>();
   readonly db: Db;
   private root: string;
   private readonly clock: Clock;
@@ -282,6 +283,7 @@ export class LocalStore {
       if (s.gone || found.has(s.slug)) continue;
       await this.db.update(bundles).set({ goneAt: this.clock.now() }).where(eq(bundles.id, s.id));
       s.gone = true;
+      this.events.emit("changed", { bundleId: s.id });
     }
   }
 
@@ -304,6 +306,7 @@ export class LocalStore {
     if (state.gone) {
       await this.db.update(bundles).set({ goneAt: null }).where(eq(bundles.id, state.id));
       state.gone = false;
+      this.events.emit("changed", { bundleId: state.id });
     }
     const key = docKeyOf(docPath, profileKey, problems);
     if (key === state.docKey) return;
@@ -313,6 +316,7 @@ export class LocalStore {
       .where(eq(docs.id, state.docId));
     state.docPath = docPath;
     state.docKey = key;
+    this.events.emit("changed", { bundleId: state.id });
   }
 
   /** Files of a bundle folder on disk, without nested bundles. */
@@ -334,17 +338,15 @@ export class LocalStore {
     await this.db
       .insert(bundles)
       .values({ id, sourceKind: "local", slug, title, createdAt: now, updatedAt: now });
-    await this.db
-      .insert(docs)
-      .values({
-        id: docId,
-        bundleId: id,
-        path: docPath,
-        profileKey,
-        problems,
-        createdAt: now,
-        updatedAt: now,
-      });
+    await this.db.insert(docs).values({
+      id: docId,
+      bundleId: id,
+      path: docPath,
+      profileKey,
+      problems,
+      createdAt: now,
+      updatedAt: now,
+    });
     const state: BundleState = {
       id,
       slug,
@@ -665,6 +667,17 @@ export class LocalStore {
       .orderBy(asc(bundles.slug));
   }
 
+  /** Visible local bundles among `ids` (with their doc and head version). */
+  async bundleRowsByIds(ids: string[]) {
+    if (ids.length === 0) return [];
+    return this.db
+      .select({ b: bundles, d: docs, v: versions })
+      .from(bundles)
+      .innerJoin(docs, eq(docs.bundleId, bundles.id))
+      .innerJoin(versions, eq(versions.id, bundles.headVersionId))
+      .where(and(inArray(bundles.id, ids), isNull(bundles.goneAt)));
+  }
+
   async bundleRow(bundleId: string) {
     const [row] = await this.db
       .select({ b: bundles, d: docs, v: versions })
@@ -833,6 +846,7 @@ export class LocalStore {
       .set({ profileKey: info.type, problems, updatedAt: this.clock.now() })
       .where(eq(docs.id, state.docId));
     state.docKey = key;
+    this.events.emit("changed", { bundleId: state.id });
   }
 
   /** Rename or move a file inside the bundle as one version. */
@@ -870,6 +884,7 @@ export class LocalStore {
           .update(docs)
           .set({ path: to, updatedAt: this.clock.now() })
           .where(eq(docs.id, state.docId));
+      if (mainMoves) this.events.emit("changed", { bundleId: state.id });
       return result;
     } catch (err) {
       if (mainMoves) state.docPath = from;
@@ -890,6 +905,7 @@ export class LocalStore {
       await this.deleteOrphanBlobs();
       this.states.delete(bundleId);
       this.locks.delete(bundleId);
+      this.events.emit("changed", { bundleId });
       return { files: disk.length };
     });
   }

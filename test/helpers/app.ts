@@ -17,6 +17,7 @@ import { ProfileRegistry } from "../../server/profiles.js";
 import { DbBudget } from "../../server/models/budget.js";
 import { SecretBox } from "../../server/models/secrets.js";
 import { ModelService, type ClientFactory } from "../../server/models/service.js";
+import { BundleIndex } from "../../server/bundle-index.js";
 import { RunService } from "../../server/runs.js";
 import { createReviewWorker } from "../../server/review/worker.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
@@ -86,6 +87,7 @@ export interface TestApp {
   root: string;
   store: LocalStore;
   runs: RunService;
+  index: BundleIndex;
   profiles: ProfileRegistry;
   database: Database;
   /** Model backends and roles (the app's `models`), and the token budget. */
@@ -131,6 +133,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   await profiles.start();
   const runs = new RunService(database.db, store, profiles, clock, silentLogger);
   runs.listen();
+  const index = new BundleIndex(store, runs);
   await store.start();
   const budget = new DbBudget(database.db);
   const models = new ModelService({
@@ -148,6 +151,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     store,
     profiles,
     runs,
+    index,
     models,
     budget,
     clock,
@@ -175,6 +179,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     root,
     store,
     runs,
+    index,
     profiles,
     database,
     models,
@@ -183,6 +188,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     req,
     close: async () => {
       await worker?.stop();
+      index.stop();
       runs.stop();
       await store.stop();
       await runs.idle();

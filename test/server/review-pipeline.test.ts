@@ -447,6 +447,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
       store: t.store,
       profiles: t.profiles,
       runs: t.runs,
+      index: t.index,
       models: t.models,
       budget: t.budget,
       clock: { now: () => new Date() },

@@ -63,17 +63,12 @@ export default function bundleRoutes() {
       responses: { 200: jsonResponse(BundleListSchema, "A page of bundles, by slug"), ...errorResponses },
     }),
     async (c) => {
-      const { store, runs } = deps(c);
+      const { store, index } = deps(c);
       const { limit, cursor } = c.req.valid("query");
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      const rows = await store.listBundleRows({ limit: limit + 1, after });
-      const page = rows.slice(0, limit);
-      const latest = await runs.latestRuns(page.map((r) => r.d.id));
-      const body: z.infer<typeof BundleListSchema> = {
-        items: page.map((r) => bundleView(r, latest.get(r.d.id))),
-        problems: store.problems(),
-      };
-      if (rows.length > limit) body.next_cursor = encodeCursor(page[page.length - 1]!.b.slug);
+      const page = await index.page(limit, cursor === undefined ? undefined : decodeCursor(cursor));
+      const body: z.infer<typeof BundleListSchema> = { items: page.items, problems: store.problems() };
+      const last = page.items[page.items.length - 1];
+      if (page.more && last) body.next_cursor = encodeCursor(last.slug);
       return c.json(body, 200);
     },
   );

@@ -1,0 +1,85 @@
+/**
+ * The bundle list, kept in memory so `GET /bundles` answers without a database query.
+ *
+ * It is built on first use and kept right by events: a new version or any other change
+ * of a bundle (store), and a finished run (runs) mark the bundle dirty; the next read
+ * reloads the dirty bundles only. Local mode has one process per folder, so the
+ * process sees every change.
+ */
+import type { RunService } from "./runs.js";
+import type { Bundle } from "./schemas/common.js";
+import type { LocalStore } from "./store/local.js";
+import { bundleView } from "./views.js";
+
+export class BundleIndex {
+  private readonly views = new Map<string, Bundle>();
+  private sorted: Bundle[] | null = null;
+  private loaded = false;
+  private dirty = new Set<string>();
+  private loading: Promise<void> | undefined;
+  private readonly mark = ({ bundleId }: { bundleId: string }) => {
+    this.dirty.add(bundleId);
+  };
+
+  constructor(
+    private readonly store: LocalStore,
+    private readonly runs: RunService,
+  ) {
+    store.events.on("version", this.mark);
+    store.events.on("changed", this.mark);
+    runs.events.on("run", this.mark);
+  }
+
+  stop(): void {
+    this.store.events.off("version", this.mark);
+    this.store.events.off("changed", this.mark);
+    this.runs.events.off("run", this.mark);
+  }
+
+  /** Bundles after the slug `after`, by slug; `more` when a next page exists. */
+  async page(limit: number, after?: string): Promise<{ items: Bundle[]; more: boolean }> {
+    await this.fresh();
+    const list = this.ordered();
+    let lo = 0;
+    if (after !== undefined) {
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]!.slug <= after) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    return { items: list.slice(lo, lo + limit), more: lo + limit < list.length };
+  }
+
+  private ordered(): Bundle[] {
+    this.sorted ??= [...this.views.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+    return this.sorted;
+  }
+
+  /** Reload what changed since the last read (one load at a time). */
+  private async fresh(): Promise<void> {
+    while (this.loading) await this.loading;
+    if (this.loaded && this.dirty.size === 0) return;
+    this.loading = this.load().finally(() => (this.loading = undefined));
+    await this.loading;
+  }
+
+  private async load(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    try {
+      const rows = this.loaded
+        ? await this.store.bundleRowsByIds(ids)
+        : await this.store.listBundleRows({ limit: Number.MAX_SAFE_INTEGER });
+      const latest = await this.runs.latestRuns(rows.map((r) => r.d.id));
+      if (this.loaded) for (const id of ids) this.views.delete(id);
+      for (const r of rows) this.views.set(r.b.id, bundleView(r, latest.get(r.d.id)));
+      this.loaded = true;
+      this.sorted = null;
+    } catch (err) {
+      for (const id of ids) this.dirty.add(id);
+      throw err;
+    }
+  }
+}
