@@ -132,6 +132,10 @@ describe("meta, me and render", () => {
     expect(html).toContain("<table");
     expect(html).not.toContain("<script>");
     await problem(await t.req("POST", "/render", { text: "x" }), 400, "validation_failed");
-    await problem(await t.req("POST", "/render", "# x", { "content-type": "text/plain" }), 415, "unsupported_media_type");
+    await problem(
+      await t.req("POST", "/render", "# x", { "content-type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
   });
 });
