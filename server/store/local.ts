@@ -566,6 +566,11 @@ export class LocalStore {
     throw new NotFoundError("doc", docId);
   }
 
+  /** True when the current version of the doc's bundle has a file at `path`. */
+  hasFile(docId: string, path: string): boolean {
+    return this.stateOfDoc(docId).files.has(path);
+  }
+
   bundleIdOfDoc(docId: string): string {
     return this.stateOfDoc(docId).id;
   }

@@ -213,13 +213,7 @@ export default function docRoutes() {
       const { maxFileMb } = await store.currentLimits();
       if (announced > maxFileMb * 1024 * 1024) throw new TooLargeError("file", announced, maxFileMb);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
-      const existed = await store
-        .resolveVersion(store.bundleIdOfDoc(docId))
-        .then((v) => store.fileBytes(v.id, path))
-        .then(
-          () => true,
-          () => false,
-        );
+      const existed = store.hasFile(docId, path);
       const result = await store.write(
         docId,
         base_version,
