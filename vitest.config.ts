@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import SummaryLine from "./test/reporters/summary.js";
 
 export default defineConfig({
   test: {
@@ -7,5 +8,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    reporters: ["default", new SummaryLine()],
   },
 });
