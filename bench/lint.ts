@@ -22,6 +22,7 @@ import { fsProfileSource } from "../cli/lint-fs.js";
 import { lintBundle } from "../core/lint/engine.js";
 import { loadProfiles } from "../core/profile/load.js";
 import { packageRoot } from "../server/paths.js";
+import { KEYWORDS, WORDS, rng } from "./lib/corpus.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,23 +36,6 @@ const DOCS = Number(values.docs);
 const KB = Number(values.kb);
 const root = packageRoot();
 
-// Deterministic pseudo-random numbers (mulberry32), so every run lints the same corpus.
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS =
-  "the service request user ticket search index latency budget queue worker schema field value tenant account session token cache region replica shard event stream batch retry timeout limit quota page cursor result error status owner team review build deploy rollout metric alert dashboard storage record version migration client server gateway endpoint payload header contract policy access role audit log trace span incident".split(
-    " ",
-  );
-const KEYWORDS = ["MUST", "SHOULD", "MAY", "MUST NOT"];
 const TYPES = ["prd", "design", "api", "adr"] as const;
 const SECTIONS: Record<(typeof TYPES)[number], string[]> = {
   prd: [

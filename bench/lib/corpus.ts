@@ -18,11 +18,11 @@ export function rng(seed: number): () => number {
   };
 }
 
-const WORDS =
+export const WORDS =
   "the service request user ticket search index latency budget queue worker schema field value tenant account session token cache region replica shard event stream batch retry timeout limit quota page cursor result error status owner team review build deploy rollout metric alert dashboard storage record version migration client server gateway endpoint payload header contract policy access role audit log trace span incident".split(
     " ",
   );
-const KEYWORDS = ["MUST", "SHOULD", "MAY", "MUST NOT"];
+export const KEYWORDS = ["MUST", "SHOULD", "MAY", "MUST NOT"];
 const AREAS = [
   "checkout",
   "search",
