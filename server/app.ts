@@ -11,6 +11,7 @@ import type { Env } from "./http.js";
 import { routeFamilies } from "./routes/index.js";
 import { docsPage, registerDocs } from "./openapi.js";
 import { API_PREFIX } from "./version.js";
+import { actorMiddleware } from "./auth/actor.js";
 
 function problemResponse(c: Context, err: ApiError): Response {
   return new Response(JSON.stringify(problemOf(err, c.req.path)), {
@@ -25,6 +26,7 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     c.set("deps", deps);
     await next();
   });
+  app.use("*", actorMiddleware());
 
   const api = new OpenAPIHono<Env>();
   for (const family of routeFamilies) api.route("/", family());

@@ -1,6 +1,7 @@
 /**
- * What the HTTP app is built from. Handed in by the caller (`serve`, tests,
- * the GitHub App), never read from module-level singletons.
+ * What the HTTP app and the workers are built from: the service graph that
+ * `createServices` (server/services.ts) builds once per process (or per test app),
+ * never read from module-level singletons.
  */
 import type { Db } from "./db/index.js";
 import type { LocalStore } from "./store/local.js";
@@ -8,6 +9,9 @@ import type { ProfileRegistry } from "./profiles.js";
 import type { RunService } from "./runs.js";
 import type { BundleIndex } from "./bundle-index.js";
 import type { Budget, ModelRoles } from "./models/types.js";
+import type { RunBus } from "./jobs/bus.js";
+import type { ReviewService } from "./review/service.js";
+import type { Authenticator } from "./auth/actor.js";
 
 export interface Clock {
   now(): Date;
@@ -31,6 +35,12 @@ export interface Deps {
   models: ModelRoles;
   /** The monthly token budget. */
   budget: Budget;
+  /** Run events and queue notices of this graph. */
+  bus: RunBus;
+  /** Full reviews: starting, running (the worker), reading what they produced. */
+  review: ReviewService;
+  /** Who a request comes from (the actor middleware asks it). */
+  auth: Authenticator;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

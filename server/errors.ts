@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   zip_symlink: { status: 400, title: "The .zip file holds a symbolic link" },
   duplicate_path: { status: 400, title: "Two files of the import have the same path" },
   no_spec_doc: { status: 400, title: "The import holds no spec doc" },
+  unauthenticated: { status: 401, title: "Sign in first" },
+  forbidden: { status: 403, title: "Not allowed for this caller" },
   not_found: { status: 404, title: "Not found" },
   route_not_found: { status: 404, title: "No such route" },
   file_not_found: { status: 404, title: "No such file in this version" },

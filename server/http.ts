@@ -7,8 +7,10 @@ import type { Context } from "hono";
 import { ProblemSchema } from "./schemas/common.js";
 import { NotImplementedError, ValidationError, type FieldIssue } from "./errors.js";
 import type { Deps } from "./deps.js";
+import type { Actor } from "./auth/actor.js";
 
-export type Env = { Variables: { deps: Deps } };
+/** `actor`: the caller, put there by the actor middleware (undefined for an anonymous caller). */
+export type Env = { Variables: { deps: Deps; actor: Actor | undefined } };
 export type Router = OpenAPIHono<Env>;
 
 export function zodIssues(error: z.ZodError, target: string): FieldIssue[] {

@@ -1,21 +1,10 @@
-/** Starting the service: database, migrations, store, HTTP listener. */
+/** Starting the service: the service graph (server/services.ts), then the HTTP listener. */
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { openDatabase } from "./db/index.js";
 import { createApp } from "./app.js";
-import { LocalStore } from "./store/local.js";
 import { jsonLogger, systemClock } from "./deps.js";
-import { limitsFrom } from "./settings.js";
-import { packageRoot, packageVersion } from "./paths.js";
-import { ProfileRegistry } from "./profiles.js";
-import { DbBudget } from "./models/budget.js";
-import { loadSecretKey, SecretBox } from "./models/secrets.js";
-import { ModelService } from "./models/service.js";
-import { BundleIndex } from "./bundle-index.js";
-import { RunService } from "./runs.js";
-import { createReviewWorker } from "./review/worker.js";
-
+import { createServices } from "./services.js";
 export interface StartOptions {
   folder: string;
   port: number;
@@ -40,67 +29,39 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     opts.prepareDataDir(opts.dataDir);
     url = join(opts.dataDir, "db");
   }
-  const database = await openDatabase(url);
-  const store = new LocalStore({
-    root: opts.folder,
-    db: database.db,
+  const services = await createServices({
+    mode: "local",
+    folder: opts.folder,
+    database: url,
+    // Backend secrets are sealed under SPEC_REVIEW_SECRET_KEY, or <data-dir>/secret.key (made on first start).
+    dataDir: opts.dataDir,
     clock: systemClock,
     logger,
     watch: opts.watch,
-    limits: limitsFrom(database.db),
+    catchUp: true,
+    // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
+    worker: { exclusive: !opts.databaseUrl },
   });
-  const profiles = new ProfileRegistry(database.db, systemClock, logger, join(packageRoot(), "profiles"));
-  await profiles.start();
-  const runs = new RunService(database.db, store, profiles, systemClock, logger);
-  runs.listen();
-  const index = new BundleIndex(store, runs);
-  await store.start();
-  // Docs whose current version has no lint run yet (first start, or a new release) get one.
-  runs.catchUp().catch((err: unknown) => logger.error("lint catch-up failed", { error: String(err) }));
-  // Backend secrets are sealed under SPEC_REVIEW_SECRET_KEY, or <data-dir>/secret.key (made on first start).
-  const budget = new DbBudget(database.db);
-  const models = new ModelService({
-    db: database.db,
-    box: new SecretBox(loadSecretKey({ dataDir: opts.dataDir, mode: "local" })),
-    clock: systemClock,
-    logger,
-    budget,
-  });
-  const deps = {
-    db: database.db,
-    store,
-    profiles,
-    runs,
-    index,
-    models,
-    budget,
-    clock: systemClock,
-    logger,
-    mode: "local" as const,
-    serverVersion: packageVersion(),
-  };
-  const app = createApp(deps);
-  // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
-  const worker = createReviewWorker(deps, { exclusive: !opts.databaseUrl });
-  await worker.start();
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => resolve(s));
-    s.once("error", reject);
-  });
+  const app = createApp(services);
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
-  logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: database.kind });
+  logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: services.database.kind });
   return {
     url: `http://${host}:${port}`,
     port,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await worker.stop();
-      index.stop();
-      runs.stop();
-      await store.stop();
-      await runs.idle();
-      await database.close();
+      await services.close();
     },
   };
 }

@@ -3,7 +3,8 @@
  * says a run was queued. Events themselves are rows (run_events), so a reader that misses
  * a notice (another instance, a reconnect) still finds them; the bus only wakes it early.
  *
- * One bus per database: the worker and the routes of an app find it with `busFor(db)`.
+ * One bus per service graph (server/services.ts): its routes, review service and worker
+ * share it as `deps.bus`; two graphs in one process never hear each other.
  */
 import { EventEmitter } from "node:events";
 
@@ -35,12 +36,4 @@ export class RunBus {
     this.emitter.on("queued", listener);
     return () => this.emitter.off("queued", listener);
   }
-}
-
-const buses = new WeakMap<object, RunBus>();
-
-export function busFor(db: object): RunBus {
-  let bus = buses.get(db);
-  if (!bus) buses.set(db, (bus = new RunBus()));
-  return bus;
 }

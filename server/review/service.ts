@@ -42,7 +42,7 @@ import { ApiError, NotFoundError } from "../errors.js";
 import type { RoleName, RoleModel } from "../models/types.js";
 import { readSettings } from "../settings.js";
 import { insertFindings, type RunRow } from "../runs.js";
-import { busFor, type RunBus } from "../jobs/bus.js";
+import type { RunBus } from "../jobs/bus.js";
 import { EventWriter } from "../jobs/events.js";
 import { DbStepCache } from "./cache.js";
 import { loadReviewBundle, textFiles } from "./bundle.js";
@@ -87,7 +87,7 @@ export class ReviewService {
   readonly bus: RunBus;
 
   constructor(private readonly deps: Deps) {
-    this.bus = busFor(deps.db);
+    this.bus = deps.bus;
   }
 
   private get db(): Db {

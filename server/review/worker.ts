@@ -1,17 +1,15 @@
-/** The review worker of an app: claims queued full runs and runs them with the ReviewService. */
+/** The review worker of a service graph: claims queued full runs and runs them with the graph's ReviewService. */
 import type { Deps } from "../deps.js";
-import { busFor } from "../jobs/bus.js";
 import { ReviewWorker, type WorkerOptions } from "../jobs/worker.js";
-import { ReviewService } from "./service.js";
 
 export function createReviewWorker(deps: Deps, opts: WorkerOptions = {}): ReviewWorker {
-  const service = new ReviewService(deps);
+  const { review } = deps;
   return new ReviewWorker(
     deps.db,
-    busFor(deps.db),
+    deps.bus,
     deps.clock,
     deps.logger,
-    (run, signal, events) => service.execute(run, signal, events),
-    { ...opts, sweep: opts.sweep ?? (() => service.purgeExpired().then(() => undefined)) },
+    (run, signal, events) => review.execute(run, signal, events),
+    { ...opts, sweep: opts.sweep ?? (() => review.purgeExpired().then(() => undefined)) },
   );
 }

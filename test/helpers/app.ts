@@ -10,17 +10,18 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
 import { createApp } from "../../server/app.js";
-import { LocalStore } from "../../server/store/local.js";
-import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
-import { limitsFrom } from "../../server/settings.js";
-import { ProfileRegistry } from "../../server/profiles.js";
-import { DbBudget } from "../../server/models/budget.js";
-import { SecretBox } from "../../server/models/secrets.js";
-import { ModelService, type ClientFactory } from "../../server/models/service.js";
-import { BundleIndex } from "../../server/bundle-index.js";
-import { RunService } from "../../server/runs.js";
-import { createReviewWorker } from "../../server/review/worker.js";
+import type { LocalStore } from "../../server/store/local.js";
+import { silentLogger, type Clock } from "../../server/deps.js";
+import type { ProfileRegistry } from "../../server/profiles.js";
+import type { DbBudget } from "../../server/models/budget.js";
+import type { ModelService, ClientFactory } from "../../server/models/service.js";
+import type { BundleIndex } from "../../server/bundle-index.js";
+import type { RunService } from "../../server/runs.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
+import type { RunBus } from "../../server/jobs/bus.js";
+import type { ReviewService } from "../../server/review/service.js";
+import type { Actor } from "../../server/auth/actor.js";
+import { createServices, type Services } from "../../server/services.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
 
@@ -95,6 +96,11 @@ export interface TestApp {
   budget: DbBudget;
   /** The review worker, when `worker` was asked for. */
   worker?: ReviewWorker;
+  /** This app's run event bus and review service. */
+  bus: RunBus;
+  review: ReviewService;
+  /** The whole service graph the app is built from. */
+  services: Services;
   /** Fetch through the app: `req("GET", "/bundles")` (the /api/v1 prefix is added). */
   req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -114,54 +120,35 @@ export interface TestAppOptions {
   clientFor?: ClientFactory;
   /** Start a review worker that runs queued full reviews (default: none). */
   worker?: WorkerOptions;
+  /** The caller every request comes from (default: the local admin). */
+  actor?: Actor;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const root = mkdtempSync(join(tmpdir(), "sr-test-"));
   if (opts.fixture) cpSync(opts.fixture, root, { recursive: true });
   const database = await emptyDatabase(opts.kind ?? "pglite");
-  const clock = opts.clock ?? systemClock;
-  const store = new LocalStore({
-    root,
-    db: database.db,
-    clock,
+  const services = await createServices({
+    mode: "local",
+    folder: root,
+    // The test file's shared database: the graph leaves it open (afterAll closes it).
+    database,
+    secretKey: opts.secretKey ?? randomBytes(32),
+    clock: opts.clock,
     logger: silentLogger,
-    watch: opts.watch ?? false,
-    limits: limitsFrom(database.db),
-  });
-  const profiles = new ProfileRegistry(database.db, clock, silentLogger, BUILTIN_PROFILES);
-  await profiles.start();
-  const runs = new RunService(database.db, store, profiles, clock, silentLogger);
-  runs.listen();
-  const index = new BundleIndex(store, runs);
-  await store.start();
-  const budget = new DbBudget(database.db);
-  const models = new ModelService({
-    db: database.db,
-    box: opts.secretKey ? new SecretBox(opts.secretKey) : SecretBox.random(),
-    clock,
-    logger: silentLogger,
-    budget,
-    clientFor: opts.clientFor,
-    callTimeoutMs: opts.modelTimeoutMs,
-    testTimeoutMs: opts.modelTimeoutMs,
-  });
-  const deps = {
-    db: database.db,
-    store,
-    profiles,
-    runs,
-    index,
-    models,
-    budget,
-    clock,
-    logger: silentLogger,
-    mode: "local" as const,
+    profilesDir: BUILTIN_PROFILES,
     serverVersion: "0.0.0-test",
-  };
-  const app = createApp(deps);
-  const worker = opts.worker ? createReviewWorker(deps, opts.worker) : undefined;
-  await worker?.start();
+    watch: opts.watch ?? false,
+    worker: opts.worker,
+    models: {
+      clientFor: opts.clientFor,
+      callTimeoutMs: opts.modelTimeoutMs,
+      testTimeoutMs: opts.modelTimeoutMs,
+    },
+    actor: opts.actor,
+  });
+  const app = createApp(services);
+  const { store, runs, index, profiles, models, budget, worker, bus, review } = services;
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
@@ -185,13 +172,12 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     models,
     budget,
     ...(worker ? { worker } : {}),
+    bus,
+    review,
+    services,
     req,
     close: async () => {
-      await worker?.stop();
-      index.stop();
-      runs.stop();
-      await store.stop();
-      await runs.idle();
+      await services.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

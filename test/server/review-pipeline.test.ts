@@ -21,7 +21,6 @@ import type {
   RunSchema,
   TourPointSchema,
 } from "../../server/schemas/runs.js";
-import { busFor } from "../../server/jobs/bus.js";
 
 type Run = z.infer<typeof RunSchema>;
 type Finding = z.infer<typeof FindingSchema>;
@@ -213,7 +212,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
       await new Promise((r) => setTimeout(r, 30));
       return answerFor(req);
     };
-    busFor(t.database.db).sse.heartbeatMs = 10;
+    t.bus.sse.heartbeatMs = 10;
     const run = await json<Run>(t.req("POST", `/docs/${docId}/runs`));
     const live = await readSse(await t.app.request(`/api/v1/runs/${run.id}/events`));
     const names = live.events.map((e) => e.event);
@@ -442,19 +441,8 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     const ids = [];
     for (let i = 0; i < 4; i++) ids.push((await json<Run>(t.req("POST", `/docs/${docId}/runs`))).id);
     const claimed: string[] = [];
-    const deps = {
-      db: t.database.db,
-      store: t.store,
-      profiles: t.profiles,
-      runs: t.runs,
-      index: t.index,
-      models: t.models,
-      budget: t.budget,
-      clock: { now: () => new Date() },
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      mode: "local" as const,
-      serverVersion: "test",
-    };
+    // Two workers of one service graph: the same database, bus and review service.
+    const deps = t.services;
     const { claimNext } = await import("../../server/jobs/queue.js");
     // Four claimers race for four runs: each run is claimed exactly once.
     const got = await Promise.all([1, 2, 3, 4, 5].map((n) => claimNext(t.database.db, `w${n}`, new Date())));

@@ -8,7 +8,7 @@ import { docView } from "../../views.js";
 import { docVerdict } from "../../runs.js";
 import type { WriteResult } from "../../store/local.js";
 import type { Verdict } from "../../schemas/common.js";
-import { LOCAL_ADMIN } from "../meta/index.js";
+import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { asText, diffFiles, diffSections } from "./diff.js";
 import { isText, mediaType } from "./media.js";
@@ -218,7 +218,7 @@ export default function docRoutes() {
         docId,
         base_version,
         [{ path, bytes }],
-        LOCAL_ADMIN.id,
+        caller(c).id,
         message ?? `${existed ? "Update" : "Add"} ${path}`,
       );
       return c.json(await withVerdict(c, docId, result), 200);
@@ -248,7 +248,7 @@ export default function docRoutes() {
         docId,
         base_version,
         [{ path, bytes: null }],
-        LOCAL_ADMIN.id,
+        caller(c).id,
         message ?? `Delete ${path}`,
       );
       return c.json(await withVerdict(c, docId, result), 200);
@@ -277,7 +277,7 @@ export default function docRoutes() {
       const { docId } = c.req.valid("param");
       const { base_version } = c.req.valid("query");
       const { from, to } = c.req.valid("json");
-      const result = await deps(c).store.rename(docId, base_version, from, to, LOCAL_ADMIN.id);
+      const result = await deps(c).store.rename(docId, base_version, from, to, caller(c).id);
       return c.json(await withVerdict(c, docId, result), 200);
     },
   );

@@ -11,15 +11,12 @@ export const MetaSchema = z
   .openapi("Meta");
 
 export const UserSchema = z
-  .object({ id: z.string(), name: z.string(), kind: z.enum(["user", "guest"]), role: z.string() })
+  .object({ id: z.string(), name: z.string(), kind: z.enum(["user", "guest", "ai"]), role: z.string() })
   .openapi("User");
 
 export const MeSchema = z
   .object({ signed_in: z.boolean(), user: UserSchema.optional(), mode: z.enum(["local", "hosted"]) })
   .openapi("Me");
-
-/** In local mode every caller is the one implicit local admin. */
-export const LOCAL_ADMIN = { id: "admin", name: "Local admin", kind: "user", role: "admin" } as const;
 
 export default function metaRoutes() {
   const r = createRouter();
@@ -45,9 +42,12 @@ export default function metaRoutes() {
       responses: { 200: jsonResponse(MeSchema, "The caller"), ...errorResponses },
     }),
     (c) => {
-      const d = deps(c);
-      if (d.mode === "local") return c.json({ signed_in: true, user: LOCAL_ADMIN, mode: d.mode }, 200);
-      return c.json({ signed_in: false, mode: d.mode }, 200);
+      // In local mode the caller is always the local admin (server/auth/actor.ts).
+      const { mode } = deps(c);
+      const actor = c.get("actor");
+      if (!actor) return c.json({ signed_in: false, mode }, 200);
+      const { id, name, kind, role } = actor;
+      return c.json({ signed_in: true, user: { id, name, kind, role }, mode }, 200);
     },
   );
   return r;

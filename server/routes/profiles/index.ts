@@ -12,7 +12,7 @@ import {
 } from "../../http.js";
 import { ApiError } from "../../errors.js";
 import { docVerdict } from "../../runs.js";
-import { LOCAL_ADMIN } from "../meta/index.js";
+import { caller } from "../../auth/actor.js";
 import {
   adoptFrontmatter,
   assumptions,
@@ -215,7 +215,7 @@ async function saveMainDoc(
     docId,
     base,
     [{ path, bytes: new TextEncoder().encode(text) }],
-    LOCAL_ADMIN.id,
+    caller(c).id,
     message,
   );
   const run = await runs.lintVersion(
@@ -317,7 +317,7 @@ export default function profileRoutes(): Router {
 
   r.openapi(createProfile, async (c) => {
     const { key, yaml, template, message } = c.req.valid("json");
-    return c.json(await deps(c).profiles.create(key, yaml, template, LOCAL_ADMIN.id, message), 201);
+    return c.json(await deps(c).profiles.create(key, yaml, template, caller(c).id, message), 201);
   });
 
   r.openapi(getProfile, async (c) => c.json(await deps(c).profiles.detail(c.req.valid("param").key), 200));
@@ -325,7 +325,7 @@ export default function profileRoutes(): Router {
   r.openapi(saveProfile, async (c) => {
     const { key } = c.req.valid("param");
     const { yaml, template, message, base_version } = c.req.valid("json");
-    const saved = await deps(c).profiles.save(key, yaml, template, LOCAL_ADMIN.id, {
+    const saved = await deps(c).profiles.save(key, yaml, template, caller(c).id, {
       message,
       base: base_version,
     });
@@ -351,7 +351,7 @@ export default function profileRoutes(): Router {
 
   r.openapi(rollbackProfile, async (c) => {
     const { key } = c.req.valid("param");
-    const back = await deps(c).profiles.rollback(key, c.req.valid("json").version, LOCAL_ADMIN.id);
+    const back = await deps(c).profiles.rollback(key, c.req.valid("json").version, caller(c).id);
     relint(c, key);
     return c.json(back, 200);
   });

@@ -9,15 +9,13 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { Env } from "../../http.js";
 import { deps } from "../../http.js";
-import { busFor } from "../../jobs/bus.js";
 import { eventsAfter } from "../../jobs/events.js";
 
 const TERMINAL = new Set(["done", "failed"]);
 
 export async function followEvents(c: Context<Env>, runId: string): Promise<Response> {
-  const { db, runs } = deps(c);
+  const { db, runs, bus } = deps(c);
   const run = await runs.get(runId);
-  const bus = busFor(db);
   const header = c.req.header("Last-Event-ID") ?? c.req.query("last_event_id");
   const from = Number.parseInt(header ?? "0", 10);
   let after = Number.isFinite(from) && from > 0 ? from : 0;

@@ -28,8 +28,7 @@ import {
   listOf,
 } from "../../schemas/params.js";
 import { eventStreamResponse, htmlResponse } from "../stub.js";
-import { ReviewService } from "../../review/service.js";
-import { LOCAL_ADMIN } from "../meta/index.js";
+import { caller } from "../../auth/actor.js";
 import { followEvents } from "./events.js";
 import { reviewReportHtml } from "./report-html.js";
 
@@ -230,22 +229,22 @@ export default function runRoutes(): Router {
   });
   r.openapi(startRun, async (c) => {
     const { docId } = c.req.valid("param");
-    const row = await new ReviewService(deps(c)).start(docId, LOCAL_ADMIN.id);
+    const row = await deps(c).review.start(docId, caller(c).id);
     return c.json(runView(row, 0), 202);
   });
   r.openapi(reviewFiles, async (c) => {
     const body = c.req.valid("json");
-    const result = await new ReviewService(deps(c)).adhoc(body, LOCAL_ADMIN.id);
+    const result = await deps(c).review.adhoc(body, caller(c).id);
     return c.json(result, 200);
   });
   r.openapi(getReviewReport, async (c) => {
     const { reviewId } = c.req.valid("param");
-    const result = await new ReviewService(deps(c)).adhocResult(reviewId);
+    const result = await deps(c).review.adhocResult(reviewId);
     return c.html(reviewReportHtml(result), 200);
   });
   r.openapi(estimateRun, async (c) => {
     const { docId } = c.req.valid("param");
-    return c.json(await new ReviewService(deps(c)).estimate(docId), 200);
+    return c.json(await deps(c).review.estimate(docId), 200);
   });
   r.openapi(followRun, async (c) => {
     const { runId } = c.req.valid("param");
@@ -253,11 +252,11 @@ export default function runRoutes(): Router {
   });
   r.openapi(listClaims, async (c) => {
     const { runId } = c.req.valid("param");
-    return c.json({ items: await new ReviewService(deps(c)).claims(runId) }, 200);
+    return c.json({ items: await deps(c).review.claims(runId) }, 200);
   });
   r.openapi(listQuestions, async (c) => {
     const { runId } = c.req.valid("param");
-    return c.json({ items: await new ReviewService(deps(c)).questions(runId) }, 200);
+    return c.json({ items: await deps(c).review.questions(runId) }, 200);
   });
   r.openapi(getRun, async (c) => {
     const { runId } = c.req.valid("param");
@@ -267,26 +266,26 @@ export default function runRoutes(): Router {
   });
   r.openapi(getTour, async (c) => {
     const { docId } = c.req.valid("param");
-    return c.json({ items: await new ReviewService(deps(c)).tour(docId) }, 200);
+    return c.json({ items: await deps(c).review.tour(docId) }, 200);
   });
   r.openapi(summarizeDiff, async (c) => {
     const { docId } = c.req.valid("param");
     const { from, to } = c.req.valid("json");
-    return c.json(await new ReviewService(deps(c)).diffSummary(docId, from, to), 200);
+    return c.json(await deps(c).review.diffSummary(docId, from, to), 200);
   });
   r.openapi(getRunReport, async (c) => {
     const { runId } = c.req.valid("param");
-    return c.json(await new ReviewService(deps(c)).report(runId), 200);
+    return c.json(await deps(c).review.report(runId), 200);
   });
   r.openapi(suggestFix, async (c) => {
     const { runId, findingId } = c.req.valid("param");
-    return c.json(await new ReviewService(deps(c)).fix(runId, findingId), 200);
+    return c.json(await deps(c).review.fix(runId, findingId), 200);
   });
   r.openapi(acceptFix, async (c) => {
     const { runId, findingId } = c.req.valid("param");
     const { base_version } = c.req.valid("query");
     const { runs } = deps(c);
-    const result = await new ReviewService(deps(c)).acceptFix(runId, findingId, base_version, LOCAL_ADMIN.id);
+    const result = await deps(c).review.acceptFix(runId, findingId, base_version, caller(c).id);
     const run = await runs.get(runId);
     const lint = await runs.lintVersion(run.bundleId, run.docId, result.version.id, result.version.number);
     const verdict = docVerdict(lint, result.version.number);

@@ -4,7 +4,7 @@ import { createRouter, deps, errorResponses, jsonBody, jsonResponse } from "../.
 import { ApiError } from "../../errors.js";
 import { BundleListSchema } from "../../schemas/common.js";
 import { bundleView } from "../../views.js";
-import { LOCAL_ADMIN } from "../meta/index.js";
+import { caller } from "../../auth/actor.js";
 
 export const ProfileKey = z
   .string()
@@ -102,7 +102,7 @@ export default function skippedRoutes() {
       request: { body: jsonBody(z.object({ path: z.string().min(1) })) },
       responses: { 200: jsonResponse(DismissedSchema, "The mark"), ...errorResponses },
     }),
-    async (c) => c.json(await deps(c).store.dismiss(c.req.valid("json").path, LOCAL_ADMIN.id), 200),
+    async (c) => c.json(await deps(c).store.dismiss(c.req.valid("json").path, caller(c).id), 200),
   );
 
   r.openapi(

@@ -1,0 +1,220 @@
+/**
+ * Who may do what: one table from each operation (`METHOD /path` as the OpenAPI document
+ * names it, under /api/v1) to the permission it needs, and one function that decides.
+ * Routes never check roles themselves: `actorMiddleware` asks `decide` before a route runs.
+ *
+ * Local mode has one person, the local admin: everything is allowed. The role grants below
+ * are the hosted-mode defaults to decide against (docs/design.md, "The caller"); hosted
+ * mode is not built yet, and `own` will also be granted per resource there (the author of
+ * a bundle, the maintainers of a profile).
+ */
+import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
+import { API_PREFIX } from "../version.js";
+import type { Actor, Role } from "./actor.js";
+
+/**
+ * - `public`: anyone, signed in or not.
+ * - `read`: see bundles, docs, runs, profiles; compute things without storing them.
+ * - `write`: change bundles and docs (a new version, a thread, a waiver request).
+ * - `review`: start what calls a model (it spends the token budget).
+ * - `approve`: approve a doc, decide on a waiver.
+ * - `own`: what the owner of a resource decides (a bundle's visibility and share link; a profile's checks).
+ * - `admin`: workspace administration.
+ */
+export type Permission = "public" | "read" | "write" | "review" | "approve" | "own" | "admin";
+
+export const PERMISSIONS = {
+  // meta, and the pages of the API itself
+  "GET /meta": "public",
+  "GET /me": "public",
+  "GET /openapi.json": "public",
+  "GET /docs": "public",
+  "GET /docs/assets/{file}": "public",
+  // bundles
+  "GET /bundles": "read",
+  "POST /bundles": "write",
+  "GET /bundles/{bundleId}": "read",
+  "DELETE /bundles/{bundleId}": "write",
+  "GET /bundles/{bundleId}/delete-plan": "read",
+  "POST /bundles/import/preview": "write",
+  "POST /bundles/import": "write",
+  // docs and files
+  "GET /docs/{docId}": "read",
+  "GET /docs/{docId}/files": "read",
+  "DELETE /docs/{docId}/files": "write",
+  "GET /docs/{docId}/files/content": "read",
+  "PUT /docs/{docId}/files/content": "write",
+  "POST /docs/{docId}/files/rename": "write",
+  "GET /docs/{docId}/versions": "read",
+  "GET /docs/{docId}/diff": "read",
+  "GET /docs/{docId}/export": "read",
+  // adoption
+  "GET /skipped": "read",
+  "POST /skipped": "write",
+  "GET /dismissed-docs": "read",
+  "POST /dismissed-docs": "write",
+  "DELETE /dismissed-docs": "write",
+  "POST /render": "read",
+  // share links and access
+  "GET /share/{token}": "public",
+  "POST /share/{token}": "public",
+  "GET /bundles/{bundleId}/access": "read",
+  "PUT /bundles/{bundleId}/visibility": "own",
+  "POST /bundles/{bundleId}/share": "own",
+  "DELETE /bundles/{bundleId}/share": "own",
+  // handoffs and verifications
+  "POST /handoffs/{handoffId}/report": "write",
+  "GET /docs/{docId}/handoff": "read",
+  "POST /docs/{docId}/handoff": "write",
+  "POST /docs/{docId}/handoff/zip": "write",
+  "GET /docs/{docId}/verifications": "read",
+  "POST /docs/{docId}/verifications": "review",
+  "POST /docs/{docId}/verifications/resolve": "read",
+  "GET /docs/{docId}/verifications/defaults": "read",
+  "GET /verifications/{runId}/events": "read",
+  "GET /verifications/{runId}": "read",
+  // runs
+  "GET /docs/{docId}/runs": "read",
+  "POST /docs/{docId}/runs": "review",
+  "POST /reviews": "review",
+  "GET /reviews/{reviewId}/report": "read",
+  "GET /docs/{docId}/runs/estimate": "read",
+  "GET /runs/{runId}/events": "read",
+  "GET /runs/{runId}/claims": "read",
+  "GET /runs/{runId}/questions": "read",
+  "GET /runs/{runId}": "read",
+  "GET /docs/{docId}/tour": "read",
+  "POST /docs/{docId}/diff/summary": "review",
+  "GET /runs/{runId}/report": "read",
+  "POST /runs/{runId}/findings/{findingId}/fix": "review",
+  "POST /runs/{runId}/findings/{findingId}/fix/accept": "write",
+  "GET /runs/{runId}/findings": "read",
+  // trace
+  "GET /docs/{docId}/trace": "read",
+  "DELETE /docs/{docId}/links": "write",
+  "POST /docs/{docId}/trace/ids": "write",
+  "POST /docs/{docId}/trace/cover": "write",
+  "POST /links/suggest": "read",
+  // threads (a guest may open threads for humans on its bundle: decided with threads)
+  "GET /docs/{docId}/threads": "read",
+  "POST /docs/{docId}/threads": "write",
+  "GET /threads/{threadId}": "read",
+  "POST /threads/{threadId}/messages": "write",
+  "POST /threads/{threadId}/decision": "write",
+  "PUT /threads/{threadId}/blocking": "write",
+  "PUT /threads/{threadId}/status": "write",
+  // waivers
+  "POST /docs/{docId}/verification-waivers": "write",
+  "GET /docs/{docId}/waivers": "read",
+  "POST /docs/{docId}/waivers": "write",
+  "POST /docs/{docId}/acknowledgements/withdraw": "write",
+  "POST /waivers/{waiverId}/approve": "approve",
+  "POST /waivers/{waiverId}/reject": "approve",
+  // status, people, inbox
+  "GET /docs/{docId}/status": "read",
+  "POST /docs/{docId}/review-request": "write",
+  "POST /docs/{docId}/approve": "approve",
+  "GET /people": "read",
+  "GET /inbox": "read",
+  "POST /inbox/seen": "read",
+  "POST /inbox/read": "read",
+  "GET /insights": "read",
+  // profiles
+  "POST /docs/{docId}/adopt": "write",
+  "PUT /docs/{docId}/profile": "write",
+  "GET /docs/{docId}/assumptions": "read",
+  "POST /profiles/guess": "read",
+  "GET /profiles": "read",
+  "POST /profiles": "write",
+  "GET /profiles/{key}": "read",
+  "PUT /profiles/{key}": "own",
+  "DELETE /profiles/{key}": "own",
+  "PUT /profiles/{key}/maintainers": "own",
+  "GET /profiles/{key}/diff": "read",
+  "POST /profiles/{key}/rollback": "own",
+  "GET /profiles/{key}/threads": "read",
+  "POST /profiles/{key}/threads": "write",
+  // admin
+  "GET /admin/settings": "admin",
+  "PUT /admin/settings": "admin",
+  "GET /admin/invites": "admin",
+  "POST /admin/invites": "admin",
+  "POST /admin/invites/{inviteId}/revoke": "admin",
+  "POST /admin/reset-links": "admin",
+  "GET /admin/budget": "admin",
+  "PUT /admin/budget": "admin",
+  "GET /admin/backends": "admin",
+  "POST /admin/backends": "admin",
+  "PUT /admin/backends/{backendId}": "admin",
+  "DELETE /admin/backends/{backendId}": "admin",
+  "POST /admin/backends/{backendId}/test": "admin",
+  "GET /admin/presets": "admin",
+  "GET /admin/roles": "admin",
+  "PUT /admin/roles/{role}": "admin",
+  "DELETE /admin/roles/{role}": "admin",
+  "GET /admin/mcp": "admin",
+  "POST /admin/mcp": "admin",
+  "PUT /admin/mcp/{connectionId}": "admin",
+  "DELETE /admin/mcp/{connectionId}": "admin",
+  "GET /admin/mcp/{connectionId}/tools": "admin",
+  "GET /admin/repohost": "admin",
+  "PUT /admin/repohost": "admin",
+  "DELETE /admin/repohost": "admin",
+  // repo host
+  "GET /repohost/sources": "read",
+  "POST /repohost/sources": "admin",
+  "POST /repohost/resolve": "read",
+  "DELETE /repohost/sources/{sourceId}": "admin",
+  "GET /repohost/sources/{sourceId}/skipped": "read",
+  "POST /repohost/sources/{sourceId}/skipped": "write",
+  "POST /repohost/sources/{sourceId}/mapping": "write",
+  "POST /repohost/sources/{sourceId}/sync": "write",
+  "POST /docs/{docId}/publish": "write",
+  "POST /docs/{docId}/draft/discard": "write",
+} as const satisfies Record<string, Permission>;
+
+export type Operation = keyof typeof PERMISSIONS;
+
+/** What each workspace role is granted (hosted mode); anonymous callers get `public` only. */
+export const ROLE_GRANTS: Readonly<Record<Role | "anonymous", readonly Permission[]>> = {
+  anonymous: ["public"],
+  guest: ["public", "read"],
+  viewer: ["public", "read"],
+  member: ["public", "read", "write", "review", "approve"],
+  admin: ["public", "read", "write", "review", "approve", "own", "admin"],
+};
+
+export type Decision = { allowed: true } | { allowed: false; code: "unauthenticated" | "forbidden" };
+
+export function permissionOf(operation: string | undefined): Permission | undefined {
+  return operation !== undefined && Object.hasOwn(PERMISSIONS, operation)
+    ? PERMISSIONS[operation as Operation]
+    : undefined;
+}
+
+/**
+ * May `actor` do `operation`? Local mode: yes (one person, the local admin). Otherwise by
+ * the actor's role; an operation missing from the table is refused (fail closed), and
+ * nobody signed in gets 401 rather than 403.
+ */
+export function decide(input: {
+  mode: "local" | "hosted";
+  actor: Actor | undefined;
+  operation: string | undefined;
+}): Decision {
+  if (input.mode === "local") return { allowed: true };
+  const needed = permissionOf(input.operation);
+  if (needed === "public") return { allowed: true };
+  if (!input.actor) return { allowed: false, code: "unauthenticated" };
+  if (needed && ROLE_GRANTS[input.actor.role].includes(needed)) return { allowed: true };
+  return { allowed: false, code: "forbidden" };
+}
+
+/** The operation a request is routed to (`PUT /docs/{docId}/files/content`), or undefined when no route answers it. */
+export function operationOf(c: Context): string | undefined {
+  const route = matchedRoutes(c).find((r) => r.method !== "ALL");
+  if (!route) return undefined;
+  const path = route.path.startsWith(API_PREFIX) ? route.path.slice(API_PREFIX.length) || "/" : route.path;
+  return `${route.method} ${path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`;
+}

@@ -1,0 +1,185 @@
+/**
+ * The service graph: everything a running spec-review is made of, built once by
+ * `createServices(config)` and closed with `close()`. `spec-review serve`
+ * (server/start.ts) and the tests (test/helpers/app.ts) build it the same way; the HTTP
+ * app (`createApp(services)`) and the review worker only use what it holds. Nothing here
+ * is a module-level singleton: two graphs in one process share nothing but the code.
+ *
+ *   database ─┬─ store (the served folder) ─ runs (lint) ─ bundle index
+ *             ├─ profiles
+ *             ├─ budget ─ models (backends and roles)
+ *             ├─ bus (run events) ─ review service ─ worker (full reviews)
+ *             └─ auth (who calls: the local admin in local mode)
+ */
+import { join } from "node:path";
+import { openDatabase, type Database } from "./db/index.js";
+import { LocalStore } from "./store/local.js";
+import { silentLogger, systemClock, type Clock, type Deps, type Logger } from "./deps.js";
+import { limitsFrom } from "./settings.js";
+import { packageRoot, packageVersion } from "./paths.js";
+import { ProfileRegistry } from "./profiles.js";
+import { DbBudget } from "./models/budget.js";
+import { loadSecretKey, SecretBox } from "./models/secrets.js";
+import { ModelService, type ClientFactory } from "./models/service.js";
+import { BundleIndex } from "./bundle-index.js";
+import { RunService } from "./runs.js";
+import { RunBus } from "./jobs/bus.js";
+import type { ReviewWorker, WorkerOptions } from "./jobs/worker.js";
+import { ReviewService } from "./review/service.js";
+import { createReviewWorker } from "./review/worker.js";
+import { localAuthenticator, type Actor } from "./auth/actor.js";
+
+export interface ServicesConfig {
+  /** `local`: one person's folder, no sign-in. (`hosted` comes with accounts.) */
+  mode: "local";
+  /** The served folder. */
+  folder: string;
+  /**
+   * The database: a URL (`postgres://…`, a PGlite folder, `memory://`), opened and closed
+   * by the graph; or an open database the caller keeps (and closes) itself.
+   */
+  database: string | Database;
+  /** Where `secret.key` lives when SPEC_REVIEW_SECRET_KEY is not set (local mode). */
+  dataDir?: string;
+  /** The 32-byte key backend secrets are sealed with; default: from the environment or `dataDir`. */
+  secretKey?: Uint8Array;
+  clock?: Clock;
+  logger?: Logger;
+  /** The built-in profiles; default: the package's `profiles/`. */
+  profilesDir?: string;
+  /** spec-review's own version; default: package.json's. */
+  serverVersion?: string;
+  /** Watch the folder for changes made outside the API (default: no). */
+  watch?: boolean;
+  /** Start a review worker that runs queued full reviews (default: none). */
+  worker?: WorkerOptions;
+  /** Lint, in the background, every doc whose current version has no lint run yet (default: no). */
+  catchUp?: boolean;
+  /** Model calls: the client of a backend (default: the real ones) and time limits in ms. */
+  models?: { clientFor?: ClientFactory; callTimeoutMs?: number; testTimeoutMs?: number };
+  /** The caller in local mode (default: the local admin). */
+  actor?: Actor;
+}
+
+export interface Services extends Deps {
+  database: Database;
+  store: LocalStore;
+  models: ModelService;
+  budget: DbBudget;
+  /** The review worker, when `worker` was asked for. */
+  worker: ReviewWorker | undefined;
+  /** Stop the worker, the watcher and the lint runs, then close the database if the graph opened it. */
+  close(): Promise<void>;
+}
+
+export async function createServices(config: ServicesConfig): Promise<Services> {
+  if ((config.mode as string) !== "local")
+    throw new Error(`mode ${String(config.mode)} is not available yet`);
+  const clock = config.clock ?? systemClock;
+  const logger = config.logger ?? silentLogger;
+  // What to undo, newest first, when a later step fails or the graph closes.
+  const undo: Array<() => Promise<void> | void> = [];
+  const unwind = async () => {
+    for (const step of undo.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        logger.error("closing a service failed", { error: String(err) });
+      }
+    }
+  };
+
+  try {
+    const database =
+      typeof config.database === "string" ? await openDatabase(config.database) : config.database;
+    if (typeof config.database === "string") undo.push(() => database.close());
+    const { db } = database;
+
+    const key = config.secretKey ?? loadSecretKey({ dataDir: config.dataDir, mode: config.mode });
+    const budget = new DbBudget(db);
+    const models = new ModelService({
+      db,
+      box: new SecretBox(key),
+      clock,
+      logger,
+      budget,
+      clientFor: config.models?.clientFor,
+      callTimeoutMs: config.models?.callTimeoutMs,
+      testTimeoutMs: config.models?.testTimeoutMs,
+    });
+
+    const profiles = new ProfileRegistry(
+      db,
+      clock,
+      logger,
+      config.profilesDir ?? join(packageRoot(), "profiles"),
+    );
+    await profiles.start();
+    const store = new LocalStore({
+      root: config.folder,
+      db,
+      clock,
+      logger,
+      watch: config.watch ?? false,
+      limits: limitsFrom(db),
+    });
+    const runs = new RunService(db, store, profiles, clock, logger);
+    runs.listen();
+    const index = new BundleIndex(store, runs);
+    // Closing: stop listening and watching, then wait for lint runs still in flight.
+    undo.push(() => runs.idle());
+    undo.push(() => store.stop());
+    undo.push(() => runs.stop());
+    undo.push(() => index.stop());
+    await store.start();
+
+    const bus = new RunBus();
+    const graph: Omit<Deps, "review"> = {
+      db,
+      store,
+      profiles,
+      runs,
+      index,
+      models,
+      budget,
+      bus,
+      auth: localAuthenticator(config.actor),
+      clock,
+      logger,
+      mode: config.mode,
+      serverVersion: config.serverVersion ?? packageVersion(),
+    };
+    // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
+    const deps = graph as Deps;
+    deps.review = new ReviewService(deps);
+
+    let worker: ReviewWorker | undefined;
+    if (config.worker) {
+      const w = createReviewWorker(deps, config.worker);
+      undo.push(() => w.stop());
+      await w.start();
+      worker = w;
+    }
+
+    if (config.catchUp) {
+      // Docs whose current version has no lint run yet (first start, or a new release) get one.
+      const caughtUp = runs
+        .catchUp()
+        .catch((err: unknown) => logger.error("lint catch-up failed", { error: String(err) }));
+      undo.push(() => caughtUp);
+    }
+
+    let closing: Promise<void> | undefined;
+    return Object.assign(deps, {
+      database,
+      store,
+      models,
+      budget,
+      worker,
+      close: () => (closing ??= unwind()),
+    });
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}
