@@ -212,7 +212,7 @@ export function decide(input: {
 }
 
 /** The operation a request is routed to (`PUT /docs/{docId}/files/content`), or undefined when no route answers it. */
-export function operationOf(c: Context): string | undefined {
+export function operationOf<C extends Context>(c: C): string | undefined {
   const route = matchedRoutes(c).find((r) => r.method !== "ALL");
   if (!route) return undefined;
   const path = route.path.startsWith(API_PREFIX) ? route.path.slice(API_PREFIX.length) || "/" : route.path;
