@@ -6,6 +6,7 @@
  * are data: URLs, and a Content-Security-Policy forbids loading anything else.
  */
 import { renderMarkdown } from "../render/html.js";
+import type { Verdict } from "../verdict/verdict.js";
 
 export type ReportLevel = "MUST" | "SHOULD" | "INFO";
 
@@ -19,19 +20,21 @@ export interface ReportFinding {
   anchor?: { file: string; heading_path: string[]; quote: string; start: number; end: number };
 }
 
-export interface ReportVerdict {
-  result: "build_ready" | "not_build_ready" | "stale";
-  kind: string;
-  score: number;
-  radar: Record<string, number>;
-  must: number;
-  should: number;
-  info: number;
-  waiver_count: number;
-  relaxed_count: number;
-  blocking_threads?: number;
-  version_number: number;
-}
+/** What the report shows of a verdict (the one Verdict type, core/verdict). */
+export type ReportVerdict = Pick<
+  Verdict,
+  | "result"
+  | "kind"
+  | "score"
+  | "radar"
+  | "must"
+  | "should"
+  | "info"
+  | "waiver_count"
+  | "relaxed_count"
+  | "version_number"
+> &
+  Partial<Pick<Verdict, "blocking_threads">>;
 
 export interface ReportInput {
   title: string;

@@ -7,6 +7,7 @@ export {
   RADAR_FACTORS,
   BLOCKING_THREAD_FACTOR,
   type Verdict,
+  type VerdictDocRef,
   type VerdictInput,
   type VerdictKind,
   type VerdictResult,

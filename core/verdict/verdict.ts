@@ -7,6 +7,19 @@ import type { Finding, Level } from "../lint/types.js";
 export type VerdictResult = "build_ready" | "not_build_ready" | "stale";
 export type VerdictKind = "lint" | "full";
 
+/** A doc as a verdict names it (the upstream docs that made it stale). */
+export interface VerdictDocRef {
+  id: string;
+  bundle_id: string;
+  slug: string;
+  title: string;
+  profile_key: string;
+}
+
+/**
+ * The one verdict type: what a run stores, what the API answers (server/schemas/common.ts
+ * checks its schema against this), what the HTML report shows.
+ */
 export interface Verdict {
   run_id: string;
   version_number: number;
@@ -26,6 +39,10 @@ export interface Verdict {
   ai_version_number?: number;
   /** Sections changed since the AI review read the doc. */
   sections_changed?: number;
+  /** Why a verdict is `stale` beyond its own doc changing: a linked upstream doc has a newer version. */
+  stale_reason?: "upstream_changed";
+  /** With `stale_reason` `upstream_changed`: those upstream docs. */
+  stale_upstream?: VerdictDocRef[];
 }
 
 export interface VerdictInput {

@@ -5,10 +5,11 @@
 import type { Context } from "hono";
 import { assumptions, decodeText } from "../../core/lint/index.js";
 import { parseMarkdown } from "../../core/markdown/document.js";
-import { renderReport, type ReportFinding, type ReportLevel } from "../../core/report/html.js";
+import { renderReport, type ReportFinding } from "../../core/report/html.js";
 import { ValidationError } from "../errors.js";
 import { deps, type Env } from "../http.js";
 import { docVerdict } from "../runs.js";
+import { findingOfRow } from "../findings.js";
 import { mediaType } from "../routes/docs/media.js";
 
 const IMAGE = /\.(png|jpe?g|gif|webp|svg)$/i;
@@ -38,17 +39,9 @@ export async function htmlReport(
   const verdict = docVerdict(run, head.number);
   // Findings of a run on another version would point at text that moved: show them only when current.
   const rows = run && run.versionNumber === head.number ? await runs.findings(run.id) : [];
-  const findings: ReportFinding[] = rows.map((f) => {
-    const anchor = f.anchor as ReportFinding["anchor"] | null;
-    return {
-      id: f.id,
-      check: f.checkSlug,
-      level: f.level as ReportLevel,
-      category: f.category,
-      message: f.message,
-      relaxed: f.relaxed,
-      ...(anchor ? { anchor } : {}),
-    };
+  const findings: ReportFinding[] = rows.map((row) => {
+    const { stage: _stage, anchor, ...f } = findingOfRow(row);
+    return { ...f, ...(anchor ? { anchor } : {}) };
   });
   const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
   for (const [path, bytes] of files)

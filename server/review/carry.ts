@@ -11,6 +11,7 @@ import type { Level } from "../../core/lint/types.js";
 import { parseMarkdown, sectionTexts } from "../../core/markdown/document.js";
 import type { Db } from "../db/index.js";
 import { findings, runs } from "../db/schema.js";
+import { findingOfRow } from "../findings.js";
 import type { LocalStore } from "../store/local.js";
 
 export interface CarriedFinding {
@@ -77,18 +78,9 @@ export async function aiCarry(
     runId: full.id,
     versionNumber: full.versionNumber,
     sectionsChanged: thenText === nowText ? 0 : sectionsChanged(thenText, nowText),
-    findings: rows.map((f) => ({
-      id: f.id,
-      check: f.checkSlug,
-      level: f.level as Level,
-      category: f.category,
-      message: f.message,
-      anchor:
-        f.anchor && (f.anchor as Anchor).file === mainPath
-          ? reanchor(doc, f.anchor as Anchor)
-          : (f.anchor as Anchor),
-      relaxed: f.relaxed,
-      stage: f.stage,
+    findings: rows.map(findingOfRow).map((f) => ({
+      ...f,
+      anchor: f.anchor && f.anchor.file === mainPath ? reanchor(doc, f.anchor) : f.anchor,
     })),
   };
 }

@@ -156,4 +156,5 @@ export const RunIdParams = z.object({ runId: Uuid.openapi({ param: { name: "runI
 export type Version = z.infer<typeof VersionSchema>;
 export type SpecDoc = z.infer<typeof SpecDocSchema>;
 export type Bundle = z.infer<typeof BundleSchema>;
-export type Verdict = z.infer<typeof VerdictSchema>;
+/** The one verdict type (core/verdict); the schema above is its wire form (test/server/verdict-type.test.ts keeps them in step). */
+export type { Verdict } from "../../core/verdict/index.js";

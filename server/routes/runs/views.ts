@@ -1,6 +1,6 @@
 /** Run and finding records (contract 2.17 leaves them to us: docs/api-decisions.md, "runs"). */
-import type { Anchor } from "../../../core/anchor/anchor.js";
 import { ApiError } from "../../errors.js";
+import { findingApi, findingOfRow } from "../../findings.js";
 import type { FindingRow, RunRow } from "../../runs.js";
 import type { Verdict } from "../../schemas/common.js";
 
@@ -29,17 +29,7 @@ export function runView(row: RunRow, findingCount: number) {
 }
 
 export function findingView(row: FindingRow) {
-  return {
-    id: row.id,
-    run_id: row.runId,
-    check_slug: row.checkSlug,
-    level: row.level as "MUST" | "SHOULD" | "INFO",
-    category: row.category,
-    message: row.message,
-    ...(row.anchor ? { anchor: row.anchor as Anchor } : {}),
-    stage: row.stage,
-    relaxed: row.relaxed,
-  };
+  return findingApi(row.runId, findingOfRow(row));
 }
 
 export function encodeRunCursor(row: RunRow): string {
