@@ -12,6 +12,7 @@ import { parseMarkdown, sectionTexts } from "../../core/markdown/document.js";
 import type { Db } from "../db/index.js";
 import { findings, runs } from "../db/schema.js";
 import { findingOfRow } from "../findings.js";
+import { ApiError } from "../errors.js";
 import type { LocalStore } from "../store/local.js";
 
 export interface CarriedFinding {
@@ -69,9 +70,13 @@ export async function aiCarry(
     .where(and(eq(findings.runId, full.id), ne(findings.stage, "lint")));
   const nowBytes = files.get(mainPath);
   const nowText = nowBytes ? decodeText(nowBytes).text : "";
+  // The main doc may have had another path when the review read it: then every section counts as changed.
   const thenText = await store.fileBytes(full.versionId, mainPath).then(
     (r) => decodeText(r.bytes).text,
-    () => "",
+    (err: unknown) => {
+      if (err instanceof ApiError && err.code === "file_not_found") return "";
+      throw err;
+    },
   );
   const doc = parseMarkdown(nowText);
   return {

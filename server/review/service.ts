@@ -212,9 +212,12 @@ export class ReviewService {
         run: run.id,
         error: err instanceof Error ? (err.stack ?? err.message) : String(err),
       });
+      // A domain error keeps its code (the bundle was deleted meanwhile: not_found).
+      const code = err instanceof ApiError ? err.code : "internal_error";
       await this.finish(run, events, {
         status: "failed",
-        error: `internal_error: ${err instanceof Error ? err.message : String(err)}`,
+        error: `${code}: ${err instanceof Error ? err.message : String(err)}`,
+        code,
       });
     }
   }
@@ -222,7 +225,7 @@ export class ReviewService {
   private async finish(
     run: RunRow,
     events: EventWriter,
-    end: { status: "failed"; error: string; code?: string; verdict?: Verdict },
+    end: { status: "failed"; error: string; code: string; verdict?: Verdict },
   ): Promise<void> {
     await this.db
       .update(runs)
@@ -235,8 +238,13 @@ export class ReviewService {
       })
       .where(eq(runs.id, run.id));
     this.deps.runs.changed(run.bundleId, run.docId);
-    events.emit("failed", { code: end.code ?? end.error.split(":")[0], error: end.error });
-    await events.flush().catch(() => undefined);
+    events.emit("failed", { code: end.code, error: end.error });
+    // The run row says it failed already; a lost event is logged, not thrown over that.
+    await events
+      .flush()
+      .catch((err: unknown) =>
+        this.deps.logger.error("writing a run's failed event failed", { run: run.id, error: String(err) }),
+      );
   }
 
   private async requeue(run: RunRow, events: EventWriter): Promise<void> {
@@ -249,7 +257,7 @@ export class ReviewService {
     const { store, profiles, clock } = this.deps;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     if (!doc) throw new NotFoundError("doc", run.docId);
-    const bundleRow = await store.bundleRow(run.bundleId).catch(() => undefined);
+    const bundleRow = await store.bundleRow(run.bundleId);
     const files = await store.snapshot(run.versionId);
 
     // Stage 1: lint.
@@ -290,7 +298,7 @@ export class ReviewService {
     const settings = await readSettings(this.db);
     const bundle = await loadReviewBundle(this.db, store, {
       bundleId: run.bundleId,
-      slug: bundleRow?.b.slug ?? ".",
+      slug: bundleRow.b.slug,
       mainPath: doc.path,
       files,
     });
@@ -304,7 +312,9 @@ export class ReviewService {
               .update(runs)
               .set({ stage: e.stage })
               .where(and(eq(runs.id, run.id), eq(runs.status, "running")))
-              .catch(() => undefined);
+              .catch((err: unknown) =>
+                this.deps.logger.warn("recording a run's stage failed", { run: run.id, error: String(err) }),
+              );
           }
           events.emit("stage", {
             stage: e.stage,
@@ -721,8 +731,10 @@ export class ReviewService {
       throw new ApiError("fix_not_suggested", `no fix was asked for finding ${findingId}; POST …/fix first`);
     const { store } = this.deps;
     const version = await store.resolveVersion(run.bundleId, base);
-    const { bytes } = await store.fileBytes(version.id, fix.file).catch(() => {
-      throw new ApiError("patch_conflict", `${fix.file} is not in version ${version.number}`);
+    const { bytes } = await store.fileBytes(version.id, fix.file).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === "file_not_found")
+        throw new ApiError("patch_conflict", `${fix.file} is not in version ${version.number}`);
+      throw err;
     });
     const patched = applyPatch(decodeText(bytes).text, fix.patch);
     if (patched === false)
@@ -777,7 +789,12 @@ export class ReviewService {
         })
       ).summary;
     }
-    await runService.lintVersion(bundleId, docId, vTo.id, vTo.number).catch(() => undefined);
+    // Without a lint run of `to` the summary still answers, with no findings fixed or new.
+    await runService
+      .lintVersion(bundleId, docId, vTo.id, vTo.number)
+      .catch((err: unknown) =>
+        this.deps.logger.warn("lint before a diff summary failed", { doc: docId, error: String(err) }),
+      );
     const latestOf = async (versionId: string) => {
       const [r] = await this.db
         .select({ id: runs.id })
