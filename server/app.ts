@@ -11,6 +11,10 @@ import type { Env } from "./http.js";
 import { routeFamilies } from "./routes/index.js";
 import { docsPage, registerDocs } from "./openapi.js";
 import { API_PREFIX } from "./version.js";
+import { requestGuard, type HttpOptions } from "./middleware/guard.js";
+import { bodyLimit } from "./middleware/body-limit.js";
+
+export type { HttpOptions } from "./middleware/guard.js";
 
 function problemResponse(c: Context, err: ApiError): Response {
   return new Response(JSON.stringify(problemOf(err, c.req.path)), {
@@ -19,12 +23,18 @@ function problemResponse(c: Context, err: ApiError): Response {
   });
 }
 
-export function createApp(deps: Deps): OpenAPIHono<Env> {
+/**
+ * `http`: who may reach the app (allowed hosts, the listening port, CORS origins); see
+ * server/middleware/guard.ts. Tests through `app.request` use `http://localhost`, always allowed.
+ */
+export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>();
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
   });
+  app.use("*", requestGuard(http, deps.mode));
+  app.use("*", bodyLimit());
 
   const api = new OpenAPIHono<Env>();
   for (const family of routeFamilies) api.route("/", family());

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { openDatabase } from "./db/index.js";
-import { createApp } from "./app.js";
+import { createApp, type HttpOptions } from "./app.js";
 import { LocalStore } from "./store/local.js";
 import { jsonLogger, systemClock } from "./deps.js";
 import { limitsFrom } from "./settings.js";
@@ -15,6 +15,14 @@ import { ModelService } from "./models/service.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
 import { createReviewWorker } from "./review/worker.js";
+
+/** A comma-separated list from the environment, without blanks. */
+function listFromEnv(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
 
 export interface StartOptions {
   folder: string;
@@ -79,7 +87,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     mode: "local" as const,
     serverVersion: packageVersion(),
   };
-  const app = createApp(deps);
+  // Who may reach the server: the listen host (and loopback names); more with SPEC_REVIEW_ALLOWED_HOSTS.
+  const http: HttpOptions = {
+    allowedHosts: [opts.host, ...listFromEnv(process.env.SPEC_REVIEW_ALLOWED_HOSTS)],
+    corsOrigins: listFromEnv(process.env.SPEC_REVIEW_CORS_ORIGINS),
+  };
+  const app = createApp(deps, http);
   // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
   const worker = createReviewWorker(deps, { exclusive: !opts.databaseUrl });
   await worker.start();
@@ -88,6 +101,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     s.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
+  http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: database.kind });
   return {

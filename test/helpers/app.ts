@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
-import { createApp } from "../../server/app.js";
+import { createApp, type HttpOptions } from "../../server/app.js";
 import { LocalStore } from "../../server/store/local.js";
 import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
 import { limitsFrom } from "../../server/settings.js";
@@ -114,6 +114,8 @@ export interface TestAppOptions {
   clientFor?: ClientFactory;
   /** Start a review worker that runs queued full reviews (default: none). */
   worker?: WorkerOptions;
+  /** Who may reach the app (allowed hosts, port, CORS origins); default: loopback names only. */
+  http?: HttpOptions;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -159,7 +161,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     mode: "local" as const,
     serverVersion: "0.0.0-test",
   };
-  const app = createApp(deps);
+  const app = createApp(deps, opts.http);
   const worker = opts.worker ? createReviewWorker(deps, opts.worker) : undefined;
   await worker?.start();
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
