@@ -13,11 +13,13 @@ import { docsPage, registerDocs } from "./openapi.js";
 import { API_PREFIX } from "./version.js";
 import { requestGuard, type HttpOptions } from "./middleware/guard.js";
 import { bodyLimit } from "./middleware/body-limit.js";
+import { redact } from "./redact.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
 
 function problemResponse(c: Context, err: ApiError): Response {
-  return new Response(JSON.stringify(problemOf(err, c.req.path)), {
+  // No answer carries a secret, whatever an error message picked up (a provider's echo, a CLI's stderr).
+  return new Response(redact(JSON.stringify(problemOf(err, c.req.path))), {
     status: err.status,
     headers: { "content-type": "application/problem+json" },
   });

@@ -8,6 +8,7 @@ import type { ProfileRegistry } from "./profiles.js";
 import type { RunService } from "./runs.js";
 import type { BundleIndex } from "./bundle-index.js";
 import type { Budget, ModelRoles } from "./models/types.js";
+import { redact } from "./redact.js";
 
 export interface Clock {
   now(): Date;
@@ -42,13 +43,13 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One JSON object per line on stderr, at `info` and above unless `debug` is set. */
+/** One JSON object per line on stderr, at `info` and above unless `debug` is set; secrets redacted (server/redact.ts). */
 export function jsonLogger(opts: { debug?: boolean; write?: (line: string) => void } = {}): Logger {
   const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
   const at =
     (level: string) =>
     (msg: string, fields: Record<string, unknown> = {}) =>
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      write(redact(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })));
   return {
     debug: opts.debug ? at("debug") : () => {},
     info: at("info"),

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
 import { createApp, type HttpOptions } from "../../server/app.js";
 import { LocalStore } from "../../server/store/local.js";
-import { silentLogger, systemClock, type Clock } from "../../server/deps.js";
+import { silentLogger, systemClock, type Clock, type Logger } from "../../server/deps.js";
 import { limitsFrom } from "../../server/settings.js";
 import { ProfileRegistry } from "../../server/profiles.js";
 import { DbBudget } from "../../server/models/budget.js";
@@ -114,6 +114,8 @@ export interface TestAppOptions {
   clientFor?: ClientFactory;
   /** Start a review worker that runs queued full reviews (default: none). */
   worker?: WorkerOptions;
+  /** The app's logger (default: silent). */
+  logger?: Logger;
   /** Who may reach the app (allowed hosts, port, CORS origins); default: loopback names only. */
   http?: HttpOptions;
 }
@@ -127,13 +129,13 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     root,
     db: database.db,
     clock,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     watch: opts.watch ?? false,
     limits: limitsFrom(database.db),
   });
-  const profiles = new ProfileRegistry(database.db, clock, silentLogger, BUILTIN_PROFILES);
+  const profiles = new ProfileRegistry(database.db, clock, opts.logger ?? silentLogger, BUILTIN_PROFILES);
   await profiles.start();
-  const runs = new RunService(database.db, store, profiles, clock, silentLogger);
+  const runs = new RunService(database.db, store, profiles, clock, opts.logger ?? silentLogger);
   runs.listen();
   const index = new BundleIndex(store, runs);
   await store.start();
@@ -142,7 +144,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     db: database.db,
     box: opts.secretKey ? new SecretBox(opts.secretKey) : SecretBox.random(),
     clock,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     budget,
     clientFor: opts.clientFor,
     callTimeoutMs: opts.modelTimeoutMs,
@@ -157,7 +159,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     models,
     budget,
     clock,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     mode: "local" as const,
     serverVersion: "0.0.0-test",
   };

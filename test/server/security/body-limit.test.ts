@@ -93,7 +93,7 @@ describe("bounded bodies on a real listener", () => {
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    server.closeAllConnections();
+    (server as import("node:http").Server).closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));
     await t.close();
   });

@@ -168,7 +168,7 @@ describe("the request guard on a real listener", () => {
     );
     expect(rebound.status).toBe(421);
     expect(JSON.parse(rebound.text)).toMatchObject({ code: "misdirected_request" });
-    expect((await send({ host: `127.0.0.1:${http.port + 1}` })).status).toBe(421);
+    expect((await send({ host: `127.0.0.1:${http.port! + 1}` })).status).toBe(421);
     expect((await json<{ items: unknown[] }>(t.req("GET", "/admin/backends"))).items).toEqual([]);
   });
 });
