@@ -11,15 +11,10 @@ import type { Verdict } from "../../schemas/common.js";
 import { LOCAL_ADMIN } from "../meta/index.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { asText, diffFiles, diffSections } from "./diff.js";
+import { VersionRef } from "../../schemas/params.js";
 import { isText, mediaType } from "./media.js";
 import type { Context } from "hono";
 import type { Env } from "../../http.js";
-
-const VersionRef = z
-  .string()
-  .regex(/^(\d+|[0-9a-fA-F-]{36})$/, "a version id (uuid) or number")
-  .optional()
-  .openapi({ description: "version id (uuid) or version number; default: the current version" });
 
 const BaseVersion = z.uuid().openapi({
   description: "id of the version the change is based on; a stale base fails with version_conflict",
