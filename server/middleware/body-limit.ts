@@ -5,7 +5,7 @@
  * JSON_BODY_LIMIT. Past the limit the answer is 413 at once, and nothing more is buffered.
  */
 import type { MiddlewareHandler } from "hono";
-import { ApiError } from "../errors.js";
+import { ApiError, ValidationError } from "../errors.js";
 import type { Env } from "../http.js";
 import { API_PREFIX } from "../version.js";
 
@@ -84,6 +84,12 @@ export async function readLimited(
   return out;
 }
 
+/** Whether JSON text holds `\u0000` (an escape not itself escaped), which no stored text can hold. */
+export function holdsJsonNul(bytes: Uint8Array): boolean {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  return /(?:^|[^\\])(?:\\\\)*\\u0000/i.test(text);
+}
+
 export function bodyLimit(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const raw = c.req.raw;
@@ -103,6 +109,10 @@ export function bodyLimit(): MiddlewareHandler<Env> {
     }
     const bytes = await readLimited(raw.body, limit);
     if (bytes === undefined) throw tooLarge(kind, limit, settingMb);
+    if (/\bjson\b/i.test(raw.headers.get("content-type") ?? "") && holdsJsonNul(bytes))
+      throw new ValidationError("a JSON string holds a NUL character (\\u0000); text here cannot hold one", [
+        { field: "body", message: "must not hold \\u0000" },
+      ]);
     c.req.raw = new Request(raw, { body: bytes });
     await next();
   };

@@ -12,10 +12,16 @@ function uuidParam(name: string) {
 }
 
 function stringParam(name: string, description: string) {
-  return z
-    .string()
-    .min(1)
-    .openapi({ param: { name, in: "path" }, description });
+  return (
+    z
+      .string()
+      .min(1)
+      .max(200)
+      // A NUL cannot be stored or looked up (the database refuses it); no name holds a control character.
+      // eslint-disable-next-line no-control-regex
+      .regex(/^[^\u0000-\u001f\u007f]*$/, "must not hold control characters")
+      .openapi({ param: { name, in: "path" }, description })
+  );
 }
 
 export const ThreadIdParams = z.object({ threadId: uuidParam("threadId") });

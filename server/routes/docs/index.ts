@@ -287,7 +287,10 @@ export default function docRoutes() {
         params: DocIdParams,
         query: z.object({
           limit: z.coerce.number().int().min(1).max(500).default(100),
-          cursor: z.string().regex(/^\d+$/, "a next_cursor from this list").optional(),
+          cursor: z
+            .string()
+            .regex(/^\d{1,15}$/, "a next_cursor from this list")
+            .optional(),
         }),
       },
       responses: { 200: jsonResponse(VersionListSchema, "Versions, newest first"), ...errorResponses },

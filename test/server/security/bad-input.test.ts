@@ -56,6 +56,21 @@ describe("bad inputs answer 4xx", () => {
     await problem(await t.req("GET", `/docs/${docId}/files?version=123456`), 400, "bad_version");
   });
 
+  it("refuses a NUL where the database cannot store one, and a cursor past 2^53, with 400 (found by the fuzz test)", async () => {
+    const nul = await t.req("POST", "/admin/backends", { kind: "provider_1", name: "a\u0000b" });
+    await problem(nul, 400, "validation_failed");
+    for (const path of ["/profiles/a%00b", "/profiles/prd%00/diff?from=1&to=1"])
+      await problem(await t.req("GET", path), 400, "validation_failed");
+    await problem(
+      await t.req("GET", `/docs/${docId}/versions?cursor=99999999999999999999`),
+      400,
+      "validation_failed",
+    );
+    // An escaped backslash before "u0000" is ordinary text.
+    const fine = await t.req("POST", "/render", { markdown: "C:\\u0000 is a path" });
+    expect(fine.status).toBe(200);
+  });
+
   it("treats an upper-case UUID as the same resource", async () => {
     const upper = docId.toUpperCase();
     const doc = await t.req("GET", `/docs/${upper}`);
