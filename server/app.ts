@@ -12,20 +12,58 @@ import { routeFamilies } from "./routes/index.js";
 import { docsPage, registerDocs } from "./openapi.js";
 import { API_PREFIX } from "./version.js";
 import { actorMiddleware } from "./auth/actor.js";
+import { requestGuard, type HttpOptions } from "./middleware/guard.js";
+import { bodyLimit } from "./middleware/body-limit.js";
+import { redact } from "./redact.js";
+
+export type { HttpOptions } from "./middleware/guard.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Query parameters that hold ids (a `path` never is one, even when it looks like a uuid). */
+const ID_QUERY = /^(version|base_version|from|to|cursor_id|.*_id)$/;
+
+/** The request, with upper-case UUIDs in its path segments and id query parameters lower-cased. */
+export function lowerCaseIds(request: Request): Request {
+  if (!/[A-F]/.test(request.url)) return request;
+  const url = new URL(request.url);
+  let changed = false;
+  const path = url.pathname
+    .split("/")
+    .map((seg) => (UUID.test(seg) && seg !== seg.toLowerCase() ? ((changed = true), seg.toLowerCase()) : seg))
+    .join("/");
+  for (const [key, value] of [...url.searchParams])
+    if (ID_QUERY.test(key) && UUID.test(value) && value !== value.toLowerCase()) {
+      url.searchParams.set(key, value.toLowerCase());
+      changed = true;
+    }
+  if (!changed) return request;
+  url.pathname = path;
+  return new Request(url, request);
+}
 
 function problemResponse(c: Context, err: ApiError): Response {
-  return new Response(JSON.stringify(problemOf(err, c.req.path)), {
+  // No answer carries a secret, whatever an error message picked up (a provider's echo, a CLI's stderr).
+  return new Response(redact(JSON.stringify(problemOf(err, c.req.path))), {
     status: err.status,
     headers: { "content-type": "application/problem+json" },
   });
 }
 
-export function createApp(deps: Deps): OpenAPIHono<Env> {
+/**
+ * `http`: who may reach the app (allowed hosts, the listening port, CORS origins); see
+ * server/middleware/guard.ts. Tests through `app.request` use `http://localhost`, always allowed.
+ */
+export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>();
+  // UUIDs compare case-insensitively: ids in the path and query are lower-cased before routing.
+  const dispatch = app.fetch;
+  app.fetch = (request, ...rest) => dispatch(lowerCaseIds(request), ...rest);
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
   });
+  app.use("*", requestGuard(http, deps.mode));
+  app.use("*", bodyLimit());
   app.use("*", actorMiddleware());
 
   const api = new OpenAPIHono<Env>();

@@ -12,6 +12,7 @@ import type { Budget, ModelRoles } from "./models/types.js";
 import type { RunBus } from "./jobs/bus.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
+import { redact } from "./redact.js";
 
 export interface Clock {
   now(): Date;
@@ -52,13 +53,13 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One JSON object per line on stderr, at `info` and above unless `debug` is set. */
+/** One JSON object per line on stderr, at `info` and above unless `debug` is set; secrets redacted (server/redact.ts). */
 export function jsonLogger(opts: { debug?: boolean; write?: (line: string) => void } = {}): Logger {
   const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
   const at =
     (level: string) =>
     (msg: string, fields: Record<string, unknown> = {}) =>
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      write(redact(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })));
   return {
     debug: opts.debug ? at("debug") : () => {},
     info: at("info"),

@@ -12,6 +12,7 @@ import type { Db } from "./db/index.js";
 import { bundles, docs, findings, runs } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
 import { NotFoundError } from "./errors.js";
+import { redactedMessage } from "./redact.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { LocalStore, VersionEvent } from "./store/local.js";
 import { Mutex } from "./store/mutex.js";
@@ -166,7 +167,7 @@ export class RunService {
           ...base,
           status: "failed",
           profileKey: doc.profileKey,
-          error: `lint failed: ${err instanceof Error ? err.message : String(err)}`,
+          error: `lint failed: ${redactedMessage(err)}`,
           finishedAt: this.clock.now(),
         })
         .returning();

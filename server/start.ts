@@ -2,9 +2,18 @@
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createApp } from "./app.js";
+import { createApp, type HttpOptions } from "./app.js";
 import { jsonLogger, systemClock } from "./deps.js";
 import { createServices } from "./services.js";
+
+/** A comma-separated list from the environment, without blanks. */
+function listFromEnv(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export interface StartOptions {
   folder: string;
   port: number;
@@ -42,7 +51,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
     worker: { exclusive: !opts.databaseUrl },
   });
-  const app = createApp(services);
+  // Who may reach the server: the listen host (and loopback names); more with SPEC_REVIEW_ALLOWED_HOSTS.
+  const http: HttpOptions = {
+    allowedHosts: [opts.host, ...listFromEnv(process.env.SPEC_REVIEW_ALLOWED_HOSTS)],
+    corsOrigins: listFromEnv(process.env.SPEC_REVIEW_CORS_ORIGINS),
+  };
+  const app = createApp(services, http);
   let server: ReturnType<typeof serve>;
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -54,6 +68,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
+  http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: services.database.kind });
   return {

@@ -55,7 +55,6 @@ export function parseFrontmatter(text: string): Frontmatter {
   if (!split) return { present: false, data: {}, raw: "", bodyStart: 0, bodyLine: 1 };
   const bodyLine = lineOf(text, split.bodyStart);
   const firstLine = lineOf(text, split.rawStart);
-  const doc = parseDocument(split.raw, { uniqueKeys: true });
   const result: Frontmatter = {
     present: true,
     data: {},
@@ -63,6 +62,19 @@ export function parseFrontmatter(text: string): Frontmatter {
     bodyStart: split.bodyStart,
     bodyLine,
   };
+  // Whatever the YAML holds (an alias bomb, nesting deep enough to exhaust the stack), the
+  // answer is a frontmatter error on the block, never a thrown error.
+  const unreadable = (err: unknown): Frontmatter => {
+    const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    result.error = { message: `frontmatter cannot be read: ${why}`, line: firstLine, column: 1 };
+    return result;
+  };
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(split.raw, { uniqueKeys: true });
+  } catch (err) {
+    return unreadable(err);
+  }
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];
@@ -84,7 +96,12 @@ export function parseFrontmatter(text: string): Frontmatter {
     };
     return result;
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return unreadable(err);
+  }
   if (data && typeof data === "object" && !Array.isArray(data)) result.data = data as Record<string, unknown>;
   return result;
 }

@@ -3,7 +3,9 @@
  * carries where it came from, so a click in the page maps back to the source:
  * `data-source-start` / `data-source-end` (UTF-8 byte offsets into the whole text,
  * frontmatter included) and `data-source-line` / `data-source-end-line` (1-based).
- * Raw HTML in the markdown is dropped, so the output is safe to show.
+ * Raw HTML in the markdown is dropped, and a link or image whose address could run script
+ * (`javascript:`, `vbscript:`, a `data:` URL other than an image) loses it, so the output is
+ * safe to show.
  */
 import { unified } from "unified";
 import remarkParse from "remark-parse";
@@ -58,6 +60,24 @@ function byteOffsets(text: string): (index: number) => number {
   };
 }
 
+const SAFE_SCHEMES = new Set(["http", "https", "mailto", "tel", "ftp", "ftps", "xmpp", "irc", "ircs"]);
+const DATA_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp|avif|bmp);/i;
+
+/**
+ * Whether a link (`href`) or image (`src`) address is safe to keep: a relative address, a
+ * fragment, or one of the plain web schemes; for an image also a raster `data:image/...`.
+ * Browsers ignore control characters and spaces inside a scheme (`java\tscript:`), so those
+ * are removed before the scheme is read.
+ */
+export function safeUrl(url: string, kind: "href" | "src"): boolean {
+  // eslint-disable-next-line no-control-regex
+  const compact = url.replace(/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/g, "");
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact)?.[1]?.toLowerCase();
+  if (scheme === undefined) return true;
+  if (SAFE_SCHEMES.has(scheme)) return true;
+  return kind === "src" && scheme === "data" && DATA_IMAGE.test(compact);
+}
+
 function withPositions(text: string, bodyStart: number, bodyLine: number) {
   const toByte = byteOffsets(text);
   return () => (tree: Root) => {
@@ -66,6 +86,13 @@ function withPositions(text: string, bodyStart: number, bodyLine: number) {
       if ("children" in node) for (const child of node.children) visit(child);
     };
     const mark = (el: Element) => {
+      for (const [prop, kind] of [
+        ["href", "href"],
+        ["src", "src"],
+      ] as const) {
+        const value = el.properties[prop];
+        if (typeof value === "string" && !safeUrl(value, kind)) delete el.properties[prop];
+      }
       const pos = el.position;
       if (!BLOCKS.has(el.tagName) || pos?.start.offset === undefined || pos.end.offset === undefined) return;
       el.properties["dataSourceStart"] = toByte(bodyStart + pos.start.offset);

@@ -7,6 +7,7 @@ import type { Db } from "../db/index.js";
 import { runEvents } from "../db/schema.js";
 import type { Clock } from "../deps.js";
 import type { RunBus } from "./bus.js";
+import { redactDeep } from "../redact.js";
 
 export interface RunEvent {
   seq: number;
@@ -40,7 +41,7 @@ export class EventWriter {
         const seq = ++this.seq;
         await this.db
           .insert(runEvents)
-          .values({ runId: this.runId, seq, name, data, createdAt: this.clock.now() });
+          .values({ runId: this.runId, seq, name, data: redactDeep(data), createdAt: this.clock.now() });
         this.bus.published(this.runId, seq);
       } catch (err) {
         this.failed ??= err instanceof Error ? err : new Error(String(err));

@@ -7,7 +7,7 @@
  * out of any surrounding chatter); a non-zero exit is a ModelCallError `exit`. CLIs
  * report no token use, so counts are estimated (characters / 4).
  */
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -30,6 +30,8 @@ export interface AgentPreset {
   prompt_via: PromptVia;
   /** The environment variable a backend's secret is handed in as. */
   secret_env: string;
+  /** Variables of the server's environment the CLI reads (its key, address, config folder). */
+  pass_env: readonly string[];
 }
 
 export const AGENT_PRESETS: Record<PresetName, AgentPreset> = {
@@ -39,6 +41,7 @@ export const AGENT_PRESETS: Record<PresetName, AgentPreset> = {
     command: ["claude", "-p", "--model", "{model}", "--output-format", "text"],
     prompt_via: "stdin",
     secret_env: "ANTHROPIC_API_KEY",
+    pass_env: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR"],
   },
   agent_preset_2: {
     preset: "agent_preset_2",
@@ -55,6 +58,7 @@ export const AGENT_PRESETS: Record<PresetName, AgentPreset> = {
     ],
     prompt_via: "stdin",
     secret_env: "OPENAI_API_KEY",
+    pass_env: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
   },
   agent_preset_3: {
     preset: "agent_preset_3",
@@ -62,6 +66,7 @@ export const AGENT_PRESETS: Record<PresetName, AgentPreset> = {
     command: ["gemini", "--model", "{model}", "--output-format", "text"],
     prompt_via: "stdin",
     secret_env: "GEMINI_API_KEY",
+    pass_env: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS"],
   },
   agent_preset_4: {
     preset: "agent_preset_4",
@@ -79,8 +84,78 @@ export const AGENT_PRESETS: Record<PresetName, AgentPreset> = {
     ],
     prompt_via: "file",
     secret_env: "AIDER_API_KEY",
+    pass_env: ["AIDER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_BASE"],
   },
 };
+
+/** The most a CLI may print on stdout or stderr before it is stopped: 16 MiB. */
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What an agent CLI inherits from the server's environment: what any program needs to run
+ * (PATH, HOME, locale, temp folder, proxies and CA certificates), never the server's own
+ * settings or secrets (DATABASE_URL, SPEC_REVIEW_SECRET_KEY, other keys). A preset adds the
+ * variables its CLI reads (`passEnv`); the backend's secret comes in its `secret_env`.
+ */
+export const BASE_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TERM",
+  "NO_COLOR",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_DATA_HOME",
+  "XDG_STATE_HOME",
+  "XDG_RUNTIME_DIR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  // Windows
+  "SYSTEMROOT",
+  "SystemRoot",
+  "COMSPEC",
+  "PATHEXT",
+  "WINDIR",
+  "USERPROFILE",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "PROGRAMDATA",
+] as const;
+
+/** Never handed to a CLI, whatever a preset or option names. */
+export const NEVER_ENV = ["DATABASE_URL", "SPEC_REVIEW_SECRET_KEY", "TEST_DATABASE_URL"] as const;
+
+/** The environment of one CLI run (see BASE_ENV). */
+export function agentEnv(
+  from: Record<string, string | undefined>,
+  opts: Pick<AgentCliOptions, "passEnv" | "env" | "secret" | "secretEnv">,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(from)) {
+    if (value === undefined) continue;
+    if ((BASE_ENV as readonly string[]).includes(name) || name.startsWith("LC_")) env[name] = value;
+    else if (opts.passEnv?.includes(name)) env[name] = value;
+  }
+  Object.assign(env, opts.env ?? {});
+  if (opts.secret && opts.secretEnv) env[opts.secretEnv] = opts.secret;
+  for (const name of NEVER_ENV) delete env[name];
+  return env;
+}
 
 /** The environment variable a custom command gets the backend's secret in. */
 export const CUSTOM_SECRET_ENV = "SPEC_REVIEW_AGENT_SECRET";
@@ -141,19 +216,26 @@ export interface AgentCliOptions {
   timeoutMs?: number;
   /** Extra environment for the process. */
   env?: Record<string, string>;
+  /** Variables of the server's environment the CLI also gets (a preset's `pass_env`), beyond BASE_ENV. */
+  passEnv?: readonly string[];
 }
 
 /** The client of a preset, or of a custom command. */
 export function agentCliOptions(
   preset: PresetName | "custom",
   custom: { command?: string[]; promptVia?: PromptVia },
-): Pick<AgentCliOptions, "command" | "promptVia" | "secretEnv"> {
+): Pick<AgentCliOptions, "command" | "promptVia" | "secretEnv" | "passEnv"> {
   if (preset === "custom") {
     if (!custom.command?.length) throw new Error("a custom agent CLI needs a command");
     return { command: custom.command, promptVia: custom.promptVia ?? "stdin", secretEnv: CUSTOM_SECRET_ENV };
   }
   const p = AGENT_PRESETS[preset];
-  return { command: p.command, promptVia: custom.promptVia ?? p.prompt_via, secretEnv: p.secret_env };
+  return {
+    command: p.command,
+    promptVia: custom.promptVia ?? p.prompt_via,
+    secretEnv: p.secret_env,
+    passEnv: p.pass_env,
+  };
 }
 
 /** The whole text the CLI gets: instructions, prompt, and the schema its answer must satisfy. */
@@ -206,67 +288,46 @@ export class AgentCliClient implements ModelClient {
 
   #run(argv: string[], stdin: string | undefined, cwd: string, signal?: AbortSignal): Promise<string> {
     const [program, ...args] = argv as [string, ...string[]];
-    const env: Record<string, string | undefined> = { ...process.env, ...this.opts.env };
-    if (this.opts.secret && this.opts.secretEnv) env[this.opts.secretEnv] = this.opts.secret;
+    const env = agentEnv(process.env, this.opts);
     const timeoutMs = this.opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new ModelCallError("the agent CLI call was aborted", "timeout"));
-      const child = spawn(program, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let ended: ModelCallError | undefined;
-      const stop = (why: ModelCallError) => {
-        ended ??= why;
-        child.kill("SIGKILL");
-      };
-      const timer = setTimeout(
-        () =>
-          stop(
-            new ModelCallError(`the agent CLI ${program} did not answer within ${timeoutMs} ms`, "timeout"),
-          ),
-        timeoutMs,
-      );
-      const onAbort = () => stop(new ModelCallError("the agent CLI call was aborted", "timeout"));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => err.push(c));
-      child.stdin.on("error", () => {}); // a CLI that exits without reading stdin
-      child.on("error", (e: NodeJS.ErrnoException) => {
-        done();
-        reject(
-          e.code === "ENOENT"
-            ? new ModelCallError(
-                `the agent CLI ${program} is not installed (not on PATH)`,
-                "bad_request",
-                undefined,
-                { cause: e },
-              )
-            : new ModelCallError(
-                `the agent CLI ${program} could not start: ${e.message}`,
-                "exit",
-                undefined,
-                { cause: e },
-              ),
+    if (signal?.aborted)
+      return Promise.reject(new ModelCallError("the agent CLI call was aborted", "timeout"));
+    return execa(program, args, {
+      cwd,
+      env,
+      extendEnv: false,
+      input: stdin ?? "",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      ...(signal ? { cancelSignal: signal } : {}),
+      maxBuffer: MAX_OUTPUT_BYTES,
+      stripFinalNewline: false,
+      reject: false,
+      windowsHide: true,
+    }).then((result) => {
+      const stderr = typeof result.stderr === "string" ? result.stderr : "";
+      if (result.timedOut)
+        throw new ModelCallError(`the agent CLI ${program} did not answer within ${timeoutMs} ms`, "timeout");
+      if (result.isCanceled) throw new ModelCallError("the agent CLI call was aborted", "timeout");
+      const code = (result as { code?: string }).code;
+      if (code === "ENOENT")
+        throw new ModelCallError(`the agent CLI ${program} is not installed (not on PATH)`, "bad_request");
+      if (result.isMaxBuffer)
+        throw new ModelCallError(
+          `the agent CLI ${program} printed more than ${MAX_OUTPUT_BYTES} bytes; it was stopped`,
+          "exit",
         );
-      });
-      child.on("close", (code, sig) => {
-        done();
-        if (ended) return reject(ended);
-        const stderr = Buffer.concat(err).toString("utf8");
-        if (code !== 0)
-          return reject(
-            new ModelCallError(
-              `the agent CLI ${program} exited with ${code ?? sig}${stderr.trim() ? `: ${tail(stderr)}` : ""}`,
-              "exit",
-            ),
-          );
-        resolve(Buffer.concat(out).toString("utf8"));
-      });
-      child.stdin.end(stdin ?? "");
+      if (result.failed && result.exitCode === undefined && result.signal === undefined)
+        throw new ModelCallError(
+          `the agent CLI ${program} could not start: ${(result as { shortMessage?: string }).shortMessage ?? code ?? "unknown error"}`,
+          "exit",
+        );
+      if (result.exitCode !== 0)
+        throw new ModelCallError(
+          `the agent CLI ${program} exited with ${result.exitCode ?? result.signal}${stderr.trim() ? `: ${tail(stderr)}` : ""}`,
+          "exit",
+        );
+      return typeof result.stdout === "string" ? result.stdout : "";
     });
   }
 }

@@ -8,6 +8,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { registerSecret } from "../redact.js";
 
 export const SECRET_KEY_ENV = "SPEC_REVIEW_SECRET_KEY";
 export const SECRET_KEY_FILE = "secret.key";
@@ -24,6 +25,10 @@ export class SecretBox {
   constructor(key: Uint8Array) {
     if (key.length !== 32) throw new Error(`a secret key is 32 bytes, not ${key.length}`);
     this.#key = Buffer.from(key);
+    // The key never appears in an answer, a log line or a stored error, in any spelling.
+    registerSecret(this.#key.toString("base64"));
+    registerSecret(this.#key.toString("base64url"));
+    registerSecret(this.#key.toString("hex"));
   }
 
   /** A fresh random key (tests). */

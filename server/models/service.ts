@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
-import type { ModelClient } from "../../core/review/model.js";
+import { ModelCallError, type ModelClient } from "../../core/review/model.js";
 import type { Db } from "../db/index.js";
 import { modelBackends, roleAssignments } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
@@ -16,6 +16,7 @@ import { modelClientFor, type BackendConfig, type ClientOptions } from "./client
 import { isProviderKind } from "./providers.js";
 import { last4, type SecretBox } from "./secrets.js";
 import type { Budget, ModelRoles, RoleModel, RoleName } from "./types.js";
+import { redact, registerSecret } from "../redact.js";
 
 export const ROLE_NAMES: readonly RoleName[] = ["reviewer", "reader", "judge"];
 
@@ -258,6 +259,7 @@ export class ModelService implements ModelRoles {
         : input.secret === ""
           ? { secretCipher: null, secretLast4: "" }
           : { secretCipher: this.#box.seal(input.secret, id), secretLast4: last4(input.secret) };
+    registerSecret(input.secret);
     return { columns, secret };
   }
 
@@ -330,7 +332,9 @@ export class ModelService implements ModelRoles {
   #secretOf(row: BackendRow): string | undefined {
     if (row.secretCipher === null) return undefined;
     try {
-      return this.#box.open(row.secretCipher, row.id);
+      const secret = this.#box.open(row.secretCipher, row.id);
+      registerSecret(secret);
+      return secret;
     } catch (err) {
       throw new Error(
         `the secret of backend ${row.id} cannot be decrypted with this server's key (was SPEC_REVIEW_SECRET_KEY or secret.key changed?); set the secret again`,
@@ -340,7 +344,7 @@ export class ModelService implements ModelRoles {
   }
 
   #client(row: BackendRow, secret: string | undefined, timeoutMs: number | undefined): ModelClient {
-    return this.#clientFor(row, secret, { timeoutMs });
+    return redactingClient(this.#clientFor(row, secret, { timeoutMs }));
   }
 
   /** One short structured call; a failing backend is `ok: false` with the reason. */
@@ -349,7 +353,6 @@ export class ModelService implements ModelRoles {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     let secret: string | undefined;
-    const redact = (text: string) => (secret && secret.length >= 4 ? text.replaceAll(secret, "****") : text);
     try {
       secret = this.#secretOf(row);
       const client = this.#client(row, secret, this.#testTimeoutMs);
@@ -370,7 +373,7 @@ export class ModelService implements ModelRoles {
       } catch {
         return {
           ok: false,
-          error: `the answer is not JSON: ${redact(answer.text.slice(0, 200))}`,
+          error: `the answer is not JSON: ${redact(answer.text.slice(0, 200), [secret])}`,
           ...counts,
           duration_ms: ms(),
         };
@@ -379,14 +382,14 @@ export class ModelService implements ModelRoles {
       if (typeof value !== "string")
         return {
           ok: false,
-          error: `the answer does not match the schema (an object with a string "answer"): ${redact(answer.text.slice(0, 200))}`,
+          error: `the answer does not match the schema (an object with a string "answer"): ${redact(answer.text.slice(0, 200), [secret])}`,
           ...counts,
           duration_ms: ms(),
         };
-      return { ok: true, answer: redact(value), ...counts, duration_ms: ms() };
+      return { ok: true, answer: redact(value, [secret]), ...counts, duration_ms: ms() };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      return { ok: false, error: redact(message), duration_ms: ms() };
+      return { ok: false, error: redact(message, [secret]), duration_ms: ms() };
     }
   }
 
@@ -460,6 +463,25 @@ export class ModelService implements ModelRoles {
     if (r.priceOutPerMtok !== null) out.priceOutPerMTok = r.priceOutPerMtok;
     return out;
   }
+}
+
+/**
+ * A client whose failures carry no secret: a provider that echoes the Authorization header,
+ * or a CLI that prints its key, has it masked (server/redact.ts) before the message goes
+ * anywhere (run errors, events, answers, logs). The SDK error it wrapped is dropped.
+ */
+export function redactingClient(client: ModelClient): ModelClient {
+  return {
+    async call(call) {
+      try {
+        return await client.call(call);
+      } catch (err) {
+        if (err instanceof ModelCallError)
+          throw new ModelCallError(redact(err.message), err.kind, err.retryAfterMs);
+        throw new Error(redact(err instanceof Error ? err.message : String(err)));
+      }
+    },
+  };
 }
 
 /** The agent CLI presets, and whether each program is on this machine's PATH. */

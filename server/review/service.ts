@@ -46,6 +46,7 @@ import type { RunBus } from "../jobs/bus.js";
 import { EventWriter } from "../jobs/events.js";
 import { DbStepCache } from "./cache.js";
 import { loadReviewBundle, textFiles } from "./bundle.js";
+import { redact } from "../redact.js";
 
 export const ROLES: readonly RoleName[] = ["reviewer", "reader", "judge"];
 /** How long POST /reviews keeps the files and result. */
@@ -80,7 +81,7 @@ export function mergeFindings(lint: readonly Finding[], ai: readonly AiFinding[]
 }
 
 function errorText(e: ReviewError | ApiError): string {
-  return `${e.code}: ${e.message}`;
+  return redact(`${e.code}: ${e.message}`);
 }
 
 export class ReviewService {
@@ -232,7 +233,7 @@ export class ReviewService {
       .set({
         status: end.status,
         stage: null,
-        error: end.error,
+        error: redact(end.error),
         ...(end.verdict ? { verdict: end.verdict } : {}),
         finishedAt: this.deps.clock.now(),
       })
@@ -468,7 +469,7 @@ export class ReviewService {
         .set({
           status: end.status,
           stage: null,
-          error: end.error,
+          error: end.error === null ? null : redact(end.error),
           verdict: end.verdict,
           stages: end.stages,
           profileKey: lint.profile_key,
@@ -574,7 +575,7 @@ export class ReviewService {
             cached_calls: usage.cachedCalls,
           }
         : {}),
-      ...(run.error ? { error: run.error } : {}),
+      ...(run.error ? { error: redact(run.error) } : {}),
     };
   }
 

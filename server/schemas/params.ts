@@ -12,10 +12,16 @@ function uuidParam(name: string) {
 }
 
 function stringParam(name: string, description: string) {
-  return z
-    .string()
-    .min(1)
-    .openapi({ param: { name, in: "path" }, description });
+  return (
+    z
+      .string()
+      .min(1)
+      .max(200)
+      // A NUL cannot be stored or looked up (the database refuses it); no name holds a control character.
+      // eslint-disable-next-line no-control-regex
+      .regex(/^[^\u0000-\u001f\u007f]*$/, "must not hold control characters")
+      .openapi({ param: { name, in: "path" }, description })
+  );
 }
 
 export const ThreadIdParams = z.object({ threadId: uuidParam("threadId") });
@@ -30,6 +36,26 @@ export const RunFindingParams = z.object({ runId: uuidParam("runId"), findingId:
 export const TokenParams = z.object({ token: stringParam("token", "share link token") });
 export const ProfileKeyParams = z.object({ key: stringParam("key", "profile key, e.g. `prd`") });
 export const RoleParams = z.object({ role: stringParam("role", "role name, e.g. `reviewer`") });
+
+/** The largest version number a query may name: 2^53 - 1 (numbers are exact JSON numbers up to there). */
+export const MAX_VERSION_NUMBER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A version in a query (`version`, `from`, `to`): its id (a uuid, any case) or its number. A
+ * number past MAX_VERSION_NUMBER (and so any past int64) is refused here, before it reaches
+ * the database.
+ */
+export const VersionRef = z
+  .string()
+  .regex(
+    /^(\d+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    "a version id (uuid) or number",
+  )
+  .refine((v) => !/^\d+$/.test(v) || BigInt(v) <= BigInt(MAX_VERSION_NUMBER), {
+    message: `a version number is at most ${MAX_VERSION_NUMBER}`,
+  })
+  .optional()
+  .openapi({ description: "version id (uuid) or version number; default: the current version" });
 
 /** An int64 (contract type `integer int64`); JSON numbers, exact up to 2^53. */
 export function int64() {

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
-import { createApp } from "../../server/app.js";
+import { createApp, type HttpOptions } from "../../server/app.js";
 import type { LocalStore } from "../../server/store/local.js";
-import { silentLogger, type Clock } from "../../server/deps.js";
+import { silentLogger, type Clock, type Logger } from "../../server/deps.js";
 import type { ProfileRegistry } from "../../server/profiles.js";
 import type { DbBudget } from "../../server/models/budget.js";
 import type { ModelService, ClientFactory } from "../../server/models/service.js";
@@ -122,6 +122,10 @@ export interface TestAppOptions {
   worker?: WorkerOptions;
   /** The caller every request comes from (default: the local admin). */
   actor?: Actor;
+  /** The app's logger (default: silent). */
+  logger?: Logger;
+  /** Who may reach the app (allowed hosts, port, CORS origins); default: loopback names only. */
+  http?: HttpOptions;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -135,7 +139,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     database,
     secretKey: opts.secretKey ?? randomBytes(32),
     clock: opts.clock,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     profilesDir: BUILTIN_PROFILES,
     serverVersion: "0.0.0-test",
     watch: opts.watch ?? false,
@@ -147,7 +151,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     actor: opts.actor,
   });
-  const app = createApp(services);
+  const app = createApp(services, opts.http);
   const { store, runs, index, profiles, models, budget, worker, bus, review } = services;
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };

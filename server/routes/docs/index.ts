@@ -11,15 +11,10 @@ import type { Verdict } from "../../schemas/common.js";
 import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { asText, diffFiles, diffSections } from "./diff.js";
+import { VersionRef } from "../../schemas/params.js";
 import { isText, mediaType } from "./media.js";
 import type { Context } from "hono";
 import type { Env } from "../../http.js";
-
-const VersionRef = z
-  .string()
-  .regex(/^(\d+|[0-9a-fA-F-]{36})$/, "a version id (uuid) or number")
-  .optional()
-  .openapi({ description: "version id (uuid) or version number; default: the current version" });
 
 const BaseVersion = z.uuid().openapi({
   description: "id of the version the change is based on; a stale base fails with version_conflict",
@@ -292,7 +287,10 @@ export default function docRoutes() {
         params: DocIdParams,
         query: z.object({
           limit: z.coerce.number().int().min(1).max(500).default(100),
-          cursor: z.string().regex(/^\d+$/, "a next_cursor from this list").optional(),
+          cursor: z
+            .string()
+            .regex(/^\d{1,15}$/, "a next_cursor from this list")
+            .optional(),
         }),
       },
       responses: { 200: jsonResponse(VersionListSchema, "Versions, newest first"), ...errorResponses },

@@ -1,0 +1,98 @@
+/**
+ * Who may talk to the service. In local mode only requests whose `Host` names the address the
+ * server listens on are answered (a web page cannot reach it through DNS rebinding), and a
+ * state-changing request from a browser must come from the service's own origin (a page the
+ * user visits cannot post a cross-site form or fetch). Requests with no `Origin` (curl,
+ * scripts, the CLI) pass. CORS is granted only to origins an operator configured.
+ */
+import { hostname as machineName } from "node:os";
+import { isIP } from "node:net";
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { ApiError } from "../errors.js";
+import type { Env } from "../http.js";
+
+export interface HttpOptions {
+  /**
+   * Host names the service answers to besides the loopback names (`localhost`, `127.0.0.1`,
+   * `[::1]`): the listen host, and any the operator adds (SPEC_REVIEW_ALLOWED_HOSTS).
+   */
+  allowedHosts?: string[];
+  /** The port the server listens on (set once listening): a `Host` naming another port is refused. */
+  port?: number;
+  /** Origins granted CORS (and allowed to make state-changing requests); none by default. */
+  corsOrigins?: string[];
+}
+
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
+const WILDCARD = ["0.0.0.0", "::", ""];
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** `Host` split into a lower-case name (IPv6 without brackets) and its port, if any. */
+export function parseHost(value: string): { name: string; port?: number } | undefined {
+  const v = value.trim().toLowerCase();
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d{1,5}))?$/.exec(v);
+  if (!m) return undefined;
+  const name = m[1]!.startsWith("[") ? m[1]!.slice(1, -1) : m[1]!;
+  return m[2] === undefined ? { name } : { name, port: Number(m[2]) };
+}
+
+function bare(host: string): string {
+  const h = host.trim().toLowerCase();
+  return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
+}
+
+/** Whether the local service answers a request naming `host`. */
+export function hostAllowed(host: string, opts: HttpOptions): boolean {
+  const parsed = parseHost(host);
+  if (!parsed) return false;
+  if (parsed.port !== undefined && opts.port !== undefined && parsed.port !== opts.port) return false;
+  const configured = (opts.allowedHosts ?? []).map(bare);
+  if (LOOPBACK.includes(parsed.name) || configured.includes(parsed.name)) return true;
+  // Listening on every interface: the machine's own addresses and name. An IP literal cannot be
+  // rebound, so any is accepted; a DNS name must be the machine's.
+  if (configured.some((h) => WILDCARD.includes(h))) {
+    if (isIP(parsed.name)) return true;
+    const own = machineName().toLowerCase();
+    return parsed.name === own || parsed.name === `${own}.local`;
+  }
+  return false;
+}
+
+/** The guard of local mode: Host, then Origin / Sec-Fetch-Site on state-changing requests. */
+export function requestGuard(opts: HttpOptions, mode: "local" | "hosted"): MiddlewareHandler<Env> {
+  const corsOrigins = (opts.corsOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, ""));
+  const grant = corsOrigins.length
+    ? cors({ origin: (o) => (corsOrigins.includes(o.toLowerCase()) ? o : null), maxAge: 600 })
+    : undefined;
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const host = c.req.header("host") ?? url.host;
+    if (mode === "local" || opts.allowedHosts?.length) {
+      if (!hostAllowed(host, opts))
+        throw new ApiError(
+          "misdirected_request",
+          `this server does not answer to the host ${JSON.stringify(host.slice(0, 200))}; use http://localhost:<port> or the address it listens on`,
+        );
+    }
+    const origin = c.req.header("origin");
+    const own = `${url.protocol}//${host}`.toLowerCase();
+    const allowedOrigin =
+      origin !== undefined && (origin.toLowerCase() === own || corsOrigins.includes(origin.toLowerCase()));
+    if (STATE_CHANGING.has(c.req.method)) {
+      const site = c.req.header("sec-fetch-site")?.toLowerCase();
+      if (origin !== undefined && !allowedOrigin)
+        throw new ApiError(
+          "cross_origin",
+          `a ${c.req.method} from the web page at ${JSON.stringify(origin.slice(0, 200))} is refused; only this service's own pages (${own}) may change data`,
+        );
+      if (origin === undefined && (site === "cross-site" || site === "same-site"))
+        throw new ApiError(
+          "cross_origin",
+          `a ${c.req.method} from another site (Sec-Fetch-Site: ${site}) is refused`,
+        );
+    }
+    if (grant && origin !== undefined && corsOrigins.includes(origin.toLowerCase())) return grant(c, next);
+    await next();
+  };
+}
