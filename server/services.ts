@@ -23,7 +23,7 @@ import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService, type ClientFactory } from "./models/service.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
-import { RunBus } from "./jobs/bus.js";
+import { InProcessBus } from "./jobs/bus.js";
 import type { ReviewWorker, WorkerOptions } from "./jobs/worker.js";
 import { ReviewService } from "./review/service.js";
 import { createReviewWorker } from "./review/worker.js";
@@ -133,7 +133,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => index.stop());
     await store.start();
 
-    const bus = new RunBus();
+    const bus = new InProcessBus();
     const graph: Omit<Deps, "review"> = {
       db,
       store,

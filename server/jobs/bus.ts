@@ -1,14 +1,28 @@
 /**
- * The event bus of review runs, in process: a worker says a run has a new event, a route
- * says a run was queued. Events themselves are rows (run_events), so a reader that misses
- * a notice (another instance, a reconnect) still finds them; the bus only wakes it early.
+ * The event bus of review runs: a worker says a run has a new event, a route says a run
+ * was queued. Events themselves are rows (run_events), so a reader that misses a notice
+ * (another instance, a reconnect) still finds them; the bus only wakes it early.
  *
  * One bus per service graph (server/services.ts): its routes, review service and worker
- * share it as `deps.bus`; two graphs in one process never hear each other.
+ * share it as `deps.bus`; two graphs in one process never hear each other. `InProcessBus`
+ * serves one process; several instances on one Postgres need a bus over LISTEN/NOTIFY
+ * with the same interface.
  */
 import { EventEmitter } from "node:events";
 
-export class RunBus {
+export interface RunBus {
+  /** The event stream's timing: a heartbeat after this long without events; the database is read again at least this often. */
+  readonly sse: { heartbeatMs: number; pollMs: number };
+  /** A run has events after `seq`. */
+  published(runId: string, seq: number): void;
+  /** Call `listener` on each new event of the run; returns the function that stops it. */
+  onRun(runId: string, listener: (seq: number) => void): () => void;
+  /** A run was queued: wake the workers. */
+  queued(): void;
+  onQueued(listener: () => void): () => void;
+}
+
+export class InProcessBus implements RunBus {
   private readonly emitter = new EventEmitter();
   /** The event stream's timing: a heartbeat after this long without events; the database is read again at least this often. */
   readonly sse = { heartbeatMs: 15_000, pollMs: 1_000 };

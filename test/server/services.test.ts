@@ -17,7 +17,7 @@ import { decide, operationOf, PERMISSIONS, ROLE_GRANTS } from "../../server/auth
 import { LOCAL_ADMIN, type Actor } from "../../server/auth/actor.js";
 import type { Env } from "../../server/http.js";
 import { API_PREFIX } from "../../server/version.js";
-import { DB_KINDS, json, makeTestApp, type TestApp } from "../helpers/app.js";
+import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
 
 const ADR = `---
 type: adr
@@ -212,6 +212,46 @@ describe.each(DB_KINDS)("per graph, on %s", (kind) => {
       t.req("POST", "/dismissed-docs", { path: "notes.md" }),
     );
     expect(dismissed.created_by).toBe("ada");
+  });
+
+  it("decides every request in the actor middleware, before the route: the seam hosted mode will use", async () => {
+    const fixture = mkdtempSync(join(tmpdir(), "sr-decide-"));
+    dirs.push(fixture);
+    mkdirSync(join(fixture, "adr-1"));
+    writeFileSync(join(fixture, "adr-1", "README.md"), ADR);
+    const t = await makeTestApp({ kind, fixture });
+    apps.push(t);
+    const list = await json<Bundles>(t.req("GET", "/bundles"));
+    const doc = list.items[0]!.docs[0]!;
+    // The same graph behind an app that says it is hosted, with a caller chosen per request.
+    let who: Actor | undefined;
+    const hosted = createApp({
+      ...t.services,
+      mode: "hosted",
+      auth: { actorOf: () => Promise.resolve(who) },
+    });
+    const call = (method: string, path: string, body?: string) =>
+      Promise.resolve(hosted.request(API_PREFIX + path, { method, ...(body !== undefined ? { body } : {}) }));
+    const write = `/docs/${doc.id}/files/content?path=notes.md&base_version=${doc.current_version.id}`;
+
+    who = undefined;
+    expect((await call("GET", "/meta")).status).toBe(200);
+    expect(await json(call("GET", "/me"))).toEqual({ signed_in: false, mode: "hosted" });
+    await problem(await call("GET", "/bundles"), 401, "unauthenticated");
+    who = { id: "vera", name: "Vera", kind: "user", role: "viewer" };
+    expect((await call("GET", `/docs/${doc.id}`)).status).toBe(200);
+    await problem(await call("PUT", write, "# Notes\n"), 403, "forbidden");
+    await problem(await call("PUT", "/admin/budget", "{}"), 403, "forbidden");
+    // Refused before the route ran: no version was written.
+    const versions = await json<{ items: unknown[] }>(t.req("GET", `/docs/${doc.id}/versions`));
+    expect(versions.items).toHaveLength(1);
+    who = { id: "mia", name: "Mia", kind: "user", role: "member" };
+    const saved = await call("PUT", write, "# Notes\n");
+    expect(saved.status).toBe(200);
+    const after = await json<{ items: Array<{ created_by: string }> }>(
+      t.req("GET", `/docs/${doc.id}/versions`),
+    );
+    expect(after.items[0]!.created_by).toBe("mia");
   });
 
   it("answers GET /me with the local admin when no other caller is set", async () => {
