@@ -47,8 +47,7 @@ export function redact(text: string, also: ReadonlyArray<string | undefined> = [
   let out = text;
   for (const secret of also) if (secret && secret.length >= 4) out = out.replaceAll(secret, MASK);
   for (const secret of knownSorted) if (out.includes(secret)) out = out.replaceAll(secret, MASK);
-  for (const [re, by] of PATTERNS)
-    out = typeof by === "string" ? out.replace(re, by) : out.replace(re, by as (...m: string[]) => string);
+  for (const [re, by] of PATTERNS) out = typeof by === "string" ? out.replace(re, by) : out.replace(re, by);
   return out;
 }
 

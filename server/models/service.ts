@@ -478,6 +478,8 @@ export function redactingClient(client: ModelClient): ModelClient {
       } catch (err) {
         if (err instanceof ModelCallError)
           throw new ModelCallError(redact(err.message), err.kind, err.retryAfterMs);
+        // The cause is dropped on purpose: an SDK error keeps the request, key included.
+        // eslint-disable-next-line preserve-caught-error
         throw new Error(redact(err instanceof Error ? err.message : String(err)));
       }
     },

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { request } from "node:http";
+import { request, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { json, makeTestApp, problem, type TestApp } from "../../helpers/app.js";
@@ -93,7 +93,7 @@ describe("bounded bodies on a real listener", () => {
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    (server as import("node:http").Server).closeAllConnections();
+    (server as HttpServer).closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));
     await t.close();
   });

@@ -92,7 +92,7 @@ const BAD_VALUES: unknown[] = [
   1.5,
   1e308,
   -1e308,
-  9007199254740993,
+  2 ** 53 + 2,
   "",
   "x".repeat(20_000),
   "a\u0000b",
@@ -146,7 +146,7 @@ describe("fuzzing every operation of openapi.json", () => {
   function deref(schema: Schema | undefined): Schema {
     let s = schema ?? {};
     for (let i = 0; i < 10 && typeof s.$ref === "string"; i++)
-      s = components[(s.$ref as string).replace("#/components/schemas/", "")] ?? {};
+      s = components[s.$ref.replace("#/components/schemas/", "")] ?? {};
     return s;
   }
 
@@ -293,7 +293,7 @@ describe("fuzzing every operation of openapi.json", () => {
       }
       if (op.body?.type === "application/json") {
         const base = sample(op.body.schema) as Record<string, unknown>;
-        const props = Object.keys((deref(op.body.schema).properties ?? {}) as Record<string, unknown>);
+        const props = Object.keys(deref(op.body.schema).properties ?? {});
         for (const key of props)
           for (const bad of pick(BAD_VALUES, op.notImplemented ? 2 : BAD_VALUES.length)) {
             const r = baseline(op);
