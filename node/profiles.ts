@@ -139,6 +139,8 @@ export interface ProfileFiles {
   template: string;
   /** The layer the files come from. */
   origin: ProfileOrigin;
+  /** True when a built-in has this key (the files may be a repository's that replace it). */
+  builtin: boolean;
 }
 
 /**
@@ -155,7 +157,8 @@ export function readProfileFiles(layers: readonly ProfileLayer[]): ProfileFiles[
       if (yaml === undefined) continue;
       const parsed = parseProfile(yaml, { key });
       const template = source.read(key, parsed.ok ? parsed.profile.template : "template.md") ?? "";
-      byKey.set(key, { key, yaml, template, origin: layer.origin });
+      const builtin = layer.origin === "built-in" || (byKey.get(key)?.builtin ?? false);
+      byKey.set(key, { key, yaml, template, origin: layer.origin, builtin });
     }
   }
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));

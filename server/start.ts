@@ -21,6 +21,8 @@ export interface StartOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** Folders of profiles added to the built-ins (the served folder's `.spec-review/profiles`, `--profiles`). */
+  profileDirs?: string[];
   watch: boolean;
   databaseUrl?: string;
   debug?: boolean;
@@ -49,7 +51,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     watch: opts.watch,
     limits: limitsFrom(database.db),
   });
-  const profiles = new ProfileRegistry(database.db, systemClock, logger, join(packageRoot(), "profiles"));
+  const profiles = new ProfileRegistry(
+    database.db,
+    systemClock,
+    logger,
+    join(packageRoot(), "profiles"),
+    opts.profileDirs ?? [],
+  );
   await profiles.start();
   const runs = new RunService(database.db, store, profiles, systemClock, logger);
   runs.listen();
