@@ -316,7 +316,7 @@ describe("spec-review serve: running", () => {
     expect(existsSync(join(legacy, "profiles", "adr", "profile.yaml"))).toBe(true);
   }, 180_000);
 
-  it("refuses to start when the old and the new data folder both hold a database", async () => {
+  it("refuses to start when the old and the new data folder both hold a database", () => {
     const folder = demoCopy();
     mkdirSync(join(folder, ".spec-review", "db"), { recursive: true });
     mkdirSync(join(folder, ".spec-review", "data", "db"), { recursive: true });
