@@ -69037,7 +69037,8 @@ function readProfileFiles(layers) {
                 continue;
             const parsed = parseProfile(yaml, { key });
             const template = source.read(key, parsed.ok ? parsed.profile.template : "template.md") ?? "";
-            byKey.set(key, { key, yaml, template, origin: layer.origin });
+            const builtin = layer.origin === "built-in" || (byKey.get(key)?.builtin ?? false);
+            byKey.set(key, { key, yaml, template, origin: layer.origin, builtin });
         }
     }
     return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
