@@ -1,57 +1,21 @@
 /**
- * The `paths` input: glob patterns over repository paths. Small on purpose: `**` (any
- * number of folders), `*` and `?` (within one path segment), `{a,b}` alternatives, and a
- * leading `!` to exclude. A pattern naming a folder (`specs`, `specs/`) covers what is
- * under it.
+ * The `paths` input: glob patterns over repository paths, matched by picomatch: `**`
+ * (any number of folders), `*` and `?` (within one path segment), `{a,b}`
+ * alternatives, `[abc]` classes, and a leading `!` to exclude. A pattern naming a folder
+ * (`specs`, `specs/`) covers what is under it.
  */
+import picomatch from "picomatch";
 
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, (path: string) => boolean>();
 
-function escape(ch: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
-}
-
-/** The regular expression a glob pattern stands for, anchored at both ends. */
-export function globToRegExp(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (re) return re;
-  let out = "";
-  let depth = 0;
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === "*") {
-      if (pattern[i + 1] === "*") {
-        const atStart = i === 0 || pattern[i - 1] === "/";
-        const atEnd = i + 2 === pattern.length || pattern[i + 2] === "/";
-        if (atStart && atEnd) {
-          // `**/` matches zero or more folders; a trailing `**` matches anything below.
-          if (pattern[i + 2] === "/") {
-            out += "(?:[^/]*/)*";
-            i += 2;
-          } else {
-            // `a/**` also matches `a` itself.
-            out = out.endsWith("\\/") ? `${out.slice(0, -2)}(?:/.*)?` : `${out}.*`;
-            i += 1;
-          }
-          continue;
-        }
-        i += 1;
-      }
-      out += "[^/]*";
-    } else if (ch === "?") out += "[^/]";
-    else if (ch === "{") {
-      depth++;
-      out += "(?:";
-    } else if (ch === "}" && depth > 0) {
-      depth--;
-      out += ")";
-    } else if (ch === "," && depth > 0) out += "|";
-    else out += escape(ch);
+/** A matcher for one glob pattern (whole path, posix separators). */
+export function globMatcher(pattern: string): (path: string) => boolean {
+  let m = cache.get(pattern);
+  if (!m) {
+    m = picomatch(pattern, { dot: true });
+    cache.set(pattern, m);
   }
-  if (depth > 0) out = `${out}${")".repeat(depth)}`;
-  re = new RegExp(`^${out}$`);
-  cache.set(pattern, re);
-  return re;
+  return m;
 }
 
 /** Strip `./` and trailing slashes; posix separators. */
@@ -84,7 +48,7 @@ export function splitPatterns(input: string): string[] {
 function matchesOne(pattern: string, path: string): boolean {
   const p = normalizePattern(pattern);
   if (p === "." || p === "**") return true;
-  return globToRegExp(p).test(path) || globToRegExp(`${p}/**`).test(path);
+  return globMatcher(p)(path) || globMatcher(`${p}/**`)(path);
 }
 
 /**

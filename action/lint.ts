@@ -1,18 +1,11 @@
 /**
- * The Action's side of linting: walk the checked-out tree, find the bundles, pick the
- * ones a pull request touches (or the `paths` select), and lint them with the same core
- * as `spec-review lint` (core/bundle discovery, core/lint, core/verdict). Node-side: the
- * only module of the Action that reads the checkout.
- *
- * cli/lint-fs.ts does the same walk for the CLI, but it imports server/ (the package
- * root), and the Action imports core only; the walker and the profile folder reader are
- * the few lines repeated here.
+ * The Action's side of linting: find the bundles of the checkout, pick the ones a pull
+ * request touches (or the `paths` select), and lint them with the same code as
+ * `spec-review lint` (node/lint.ts over core/bundle discovery, core/lint, core/verdict).
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import {
-  discoverBundles,
   folderOf,
   isMarkdownPath,
   isUnder,
@@ -20,13 +13,18 @@ import {
   type Discovery,
   type DiscoveryProblem,
 } from "../core/bundle/discover.js";
-import { decodeText, lintDoc } from "../core/lint/engine.js";
 import type { SarifDoc } from "../core/lint/sarif.js";
 import type { Finding, Level } from "../core/lint/types.js";
-import { parseMarkdown } from "../core/markdown/document.js";
-import { loadProfiles, type ProfileSource } from "../core/profile/load.js";
 import type { Profile } from "../core/profile/schema.js";
-import { computeVerdict, type VerdictResult } from "../core/verdict/verdict.js";
+import type { VerdictResult } from "../core/verdict/verdict.js";
+import { lintDocOnDisk, scanFolder } from "../node/lint.js";
+import {
+  holdsProfiles,
+  loadProfileLayers,
+  repositoryProfilesDir,
+  type LoadedProfiles,
+  type ProfileLayer,
+} from "../node/profiles.js";
 import { ActionInputError } from "./errors.js";
 import { selected } from "./glob.js";
 
@@ -65,38 +63,12 @@ export interface BundleResult {
   sarif?: SarifDoc;
 }
 
-/** Folders never walked into, besides dot-folders (same as `spec-review lint`). */
-const IGNORED_FOLDERS = new Set(["node_modules"]);
-
-/** Every file under `root`, relative posix paths, sorted; skips dot-folders and node_modules. */
-export function walkFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string, rel: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (e.name.startsWith(".") || IGNORED_FOLDERS.has(e.name)) continue;
-        walk(join(dir, e.name), path);
-      } else if (e.isFile()) out.push(path);
-    }
-  };
-  walk(root, "");
-  return out.sort();
-}
-
 /**
  * The bundles of the checkout. `exclude` lists folders (relative to `root`) left out:
- * the profiles folder in use, whose templates name a type but are not specs.
+ * a profiles folder inside the checkout, whose templates name a type but are not specs.
  */
 export function scanWorkspace(root: string, exclude: readonly string[] = []): Discovery {
-  const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
-  return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
+  return scanFolder(root, exclude);
 }
 
 /** Bundles and invalid folders to report. */
@@ -145,62 +117,38 @@ export function selectBundles(selection: Selection, patterns: readonly string[])
   };
 }
 
-/** A profile source over a folder holding `<key>/profile.yaml` and `<key>/template.md`. */
-function folderProfileSource(dir: string): ProfileSource {
-  return {
-    keys: () =>
-      readdirSync(dir, { withFileTypes: true })
-        .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, "profile.yaml")))
-        .map((d) => d.name)
-        .sort(),
-    read: (key, file) => {
-      try {
-        return readFileSync(join(dir, key, file), "utf8");
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
-
-/** True when the folder holds at least one `<key>/profile.yaml`. */
-export function holdsProfiles(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory() && folderProfileSource(dir).keys().length > 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Which profiles to lint with: the `profiles` input when given; else the repository's own
- * `profiles/` folder when it holds a profile; else the built-ins shipped with the Action.
+ * The profile layers of a run: the built-ins shipped with the Action, the repository's own
+ * `.spec-review/profiles/` (committed), then the `profiles` input's folder; a later
+ * profile with the key of an earlier one replaces it.
  */
-export function resolveProfilesDir(
-  root: string,
-  input: string | undefined,
-  builtinDir: string,
-): { dir: string; source: "input" | "repository" | "built-in" } {
+export function profileLayers(root: string, input: string | undefined, builtinDir: string): ProfileLayer[] {
+  const layers: ProfileLayer[] = [{ dir: builtinDir, origin: "built-in" }];
+  const repo = repositoryProfilesDir(root);
+  if (holdsProfiles(repo)) layers.push({ dir: repo, origin: "repository" });
   if (input) {
     const dir = resolve(root, input);
     if (!holdsProfiles(dir))
       throw new ActionInputError(`profiles: '${input}' holds no <key>/profile.yaml under ${root}`);
-    return { dir, source: "input" };
+    layers.push({ dir, origin: "option" });
   }
-  const own = join(root, "profiles");
-  if (holdsProfiles(own)) return { dir: own, source: "repository" };
-  return { dir: builtinDir, source: "built-in" };
+  return layers;
 }
 
-/** Load and validate the profiles of a folder; an invalid profile stops the run with its line. */
-export function loadProfilesDir(dir: string): Profile[] {
-  const { profiles, errors } = loadProfiles(folderProfileSource(dir));
-  if (errors.length > 0)
+/** Load and validate the layers; an invalid profile stops the run with its file, line and column. */
+export function loadLayers(layers: readonly ProfileLayer[], root: string): LoadedProfiles {
+  const loaded = loadProfileLayers(layers);
+  if (loaded.errors.length > 0)
     throw new ActionInputError(
-      `invalid profiles in ${dir}:\n${errors.map((e) => `${e.file ?? ""}:${e.line}:${e.column} ${e.message}`).join("\n")}`,
+      `invalid profiles:\n${loaded.errors.map((e) => `${relativeTo(root, e.file)}:${e.line}:${e.column} ${e.message}`).join("\n")}`,
     );
-  if (profiles.length === 0) throw new ActionInputError(`no profiles in ${dir}`);
-  return profiles;
+  if (loaded.profiles.length === 0) throw new ActionInputError("no profiles to lint with");
+  return loaded;
+}
+
+function relativeTo(root: string, file: string): string {
+  const rel = relative(root, file);
+  return rel.startsWith("..") || isAbsolute(rel) ? file : sep === "/" ? rel : rel.split(sep).join("/");
 }
 
 /** A path from the repository root: `rel` (relative to the checkout) under `prefix`; "." for the root. */
@@ -217,26 +165,16 @@ export function lintOne(
   runId: string,
   prefix = "",
 ): BundleResult {
-  const bundleDir = bundle.slug === "." ? root : join(root, bundle.slug);
-  const { text, invalid } = decodeText(readFileSync(join(bundleDir, bundle.doc.path)));
-  const doc = parseMarkdown(text);
-  const files = new Map<string, string>(bundle.files.map((f) => [f, ""]));
-  files.set(bundle.doc.path, text);
-  const result = lintDoc(doc, { files, mainPath: bundle.doc.path, profiles }, { invalidEncoding: invalid });
-  const profile = profiles.find((p) => p.key === result.profile_key);
-  const verdict = computeVerdict({
-    findings: result.findings,
-    kind: "lint",
+  const bundleDir = bundle.slug === "." ? root : resolve(root, bundle.slug);
+  const { result, verdict, positions } = lintDocOnDisk(
+    bundleDir,
+    bundle.doc.path,
+    bundle.files,
+    profiles,
     runId,
-    versionNumber: 0,
-    radarCategories: profile?.radar.map((r) => r.key),
-  });
+  );
   const folder = repoPath(prefix, bundle.slug);
   const docPath = repoPath(folder, bundle.doc.path);
-  const positions = result.findings.map((f) => ({
-    start: doc.index.positionOfByte(f.anchor.start),
-    end: doc.index.positionOfByte(f.anchor.end),
-  }));
   return {
     bundle: folder,
     doc: docPath,
@@ -332,10 +270,20 @@ export interface LintTouchedOptions {
 
 /**
  * The one call the Action makes: lint the bundles of the checkout at `root` that the
- * change touches (every bundle without one), narrowed by the patterns.
+ * change touches (every bundle without one), narrowed by the patterns. Patterns that
+ * select no bundle of the whole checkout are a mistake (a mistyped `paths`), not a pass.
  */
 export function lintTouched(root: string, options: LintTouchedOptions): BundleResult[] {
   const discovery = scanWorkspace(root, options.exclude);
+  const patterns = options.patterns ?? [];
+  if (patterns.length > 0) {
+    const any = selectBundles(discovery, patterns);
+    if (any.bundles.length === 0 && any.problems.length === 0)
+      throw new ActionInputError(
+        `paths: ${patterns.map((p) => `'${p}'`).join(", ")} select${patterns.length === 1 ? "s" : ""} no bundle ` +
+          `(${discovery.bundles.length} bundle${discovery.bundles.length === 1 ? "" : "s"} found under the working directory)`,
+      );
+  }
   const all: Selection = options.changed ? touchedBundles(discovery, options.changed) : discovery;
-  return lintSelection(root, selectBundles(all, options.patterns ?? []), options.profiles, options.prefix);
+  return lintSelection(root, selectBundles(all, patterns), options.profiles, options.prefix);
 }

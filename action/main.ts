@@ -22,7 +22,7 @@ import {
   type PostedCheckRun,
   type RepoRef,
 } from "./github.js";
-import { lintTouched, loadProfilesDir, resolveProfilesDir, type BundleResult } from "./lint.js";
+import { lintTouched, loadLayers, profileLayers, type BundleResult } from "./lint.js";
 import {
   annotationsOf,
   checkSummary,
@@ -45,7 +45,7 @@ export interface Inputs {
   failOn: FailOn;
   /** Empty when none was given: then nothing is posted. */
   token: string;
-  /** Folder of profiles (relative to the working directory); undefined: the repository's `profiles/` or the built-ins. */
+  /** Folder of profiles added to the built-ins and `.spec-review/profiles` (relative to the working directory). */
   profiles: string | undefined;
   checkName: string;
   /** Keep the sticky comment on pull requests. */
@@ -158,12 +158,14 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
     builtinDir ??= join(own, "profiles");
     version ??= toolVersion(own);
   }
-  const profilesDir = resolveProfilesDir(root, inputs.profiles, builtinDir);
-  const profiles = loadProfilesDir(profilesDir.dir);
-  const profilesWords =
-    profilesDir.source === "built-in"
-      ? "the built-in"
-      : `the \`${posix(relative(ctx.workspace, profilesDir.dir)) || "."}\``;
+  const layers = profileLayers(root, inputs.profiles, builtinDir);
+  const { profiles } = loadLayers(layers, root);
+  const profilesWords = [
+    "the built-in",
+    ...layers
+      .filter((l) => l.origin !== "built-in")
+      .map((l) => `\`${posix(relative(ctx.workspace, l.dir)) || "."}\``),
+  ].join(" and ");
 
   const ref: RepoRef = { owner: ctx.owner, repo: ctx.repo };
   const pr = ctx.pullRequest;
@@ -193,8 +195,11 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
       notes.push(`Could not list the pull request's files (${reason}); linted ${scope} instead.`);
     }
   }
-  const profilesRel = posix(relative(root, profilesDir.dir));
-  const exclude = profilesRel.startsWith("..") || isAbsolute(profilesRel) ? [] : [profilesRel];
+  // A profiles folder inside the checkout holds templates that name a type: not specs.
+  const exclude = layers
+    .filter((l) => l.origin === "option")
+    .map((l) => posix(relative(root, l.dir)))
+    .filter((rel) => rel !== "" && !rel.startsWith("..") && !isAbsolute(rel));
   const results = lintTouched(root, {
     ...(changed ? { changed } : {}),
     patterns: inputs.paths,

@@ -1,9 +1,10 @@
 /** Lint many docs on worker threads: a queue of small batches, one worker per core. */
 import { Worker } from "node:worker_threads";
-import type { DocReport, LintTask } from "./lint-fs.js";
+import type { DocReport, LintTask } from "../node/lint.js";
+import type { ProfileLayer } from "../node/profiles.js";
 
 export interface WorkerRequest {
-  profilesDir: string;
+  layers: ProfileLayer[];
   runId: string;
   tasks: { index: number; task: LintTask }[];
 }
@@ -15,7 +16,7 @@ const BATCH = 16;
 
 export function lintInWorkers(
   tasks: readonly LintTask[],
-  profilesDir: string,
+  layers: ProfileLayer[],
   runId: string,
   count: number,
 ): Promise<DocReport[]> {
@@ -45,7 +46,7 @@ export function lintInWorkers(
       const batch: WorkerRequest["tasks"] = [];
       for (; next < tasks.length && batch.length < BATCH; next++)
         batch.push({ index: next, task: tasks[next]! });
-      w.postMessage({ profilesDir, runId, tasks: batch } satisfies WorkerRequest);
+      w.postMessage({ layers, runId, tasks: batch } satisfies WorkerRequest);
       return true;
     };
     const n = Math.max(1, Math.min(count, Math.ceil(tasks.length / BATCH)));

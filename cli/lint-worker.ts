@@ -1,12 +1,13 @@
 /** Worker thread: lints batches of docs sent by lint-pool.ts. */
 import { parentPort } from "node:worker_threads";
-import { lintTask, loadProfilesFromDir } from "./lint-fs.js";
+import { lintTask } from "../node/lint.js";
+import { loadProfileLayersCached } from "../node/profiles.js";
 import type { WorkerRequest, WorkerResponse } from "./lint-pool.js";
 
 parentPort?.on("message", (req: WorkerRequest) => {
   let response: WorkerResponse;
   try {
-    const { profiles } = loadProfilesFromDir(req.profilesDir);
+    const { profiles } = loadProfileLayersCached(req.layers);
     response = {
       ok: true,
       reports: req.tasks.map(({ index, task }) => ({ index, report: lintTask(task, profiles, req.runId) })),

@@ -5,7 +5,9 @@
  * See docs/lint-cli.md.
  */
 import { parseArgs } from "node:util";
-import type { DocReport, LintReport } from "./lint-fs.js";
+import type { DocReport, LintReport } from "../node/lint.js";
+import type { ProfileLayer } from "../node/profiles.js";
+import type { Profile } from "../core/profile/schema.js";
 
 export const LINT_USAGE = `spec-review lint [paths...] [options]
 
@@ -13,13 +15,18 @@ Lints the spec bundles under each path (default: the current folder): a folder h
 exactly one markdown file whose frontmatter names a type. A markdown file given as a
 path is linted as it is, adopting a profile when it names none.
 
+Profiles: the built-ins, plus the repository's own in .spec-review/profiles/<key>/
+(the nearest at or above the current folder), plus each --profiles folder; a profile
+with the key of an earlier one replaces it.
+
 Options:
   -f, --format <text|json|sarif>  output format (default: text)
-  -p, --profiles <dir>            folder of profiles (<key>/profile.yaml); default: the built-ins
+  -p, --profiles <dir>            add a folder of profiles (<key>/profile.yaml); repeatable
       --workers <n>               worker threads (default: by the number of docs; 0: none)
   -h, --help                      show this help
 
-Exit status: 0 every doc is Build Ready, 1 some doc is not, 2 usage error.
+Exit status: 0 every doc is Build Ready, 1 some doc is not, 2 usage error or no spec
+doc under the paths.
 `;
 
 const FORMATS = ["text", "json", "sarif"] as const;
@@ -39,7 +46,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
       strict: true,
       options: {
         format: { type: "string", short: "f" },
-        profiles: { type: "string", short: "p" },
+        profiles: { type: "string", short: "p", multiple: true },
         workers: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -65,25 +72,36 @@ export async function lintCommand(argv: string[]): Promise<number> {
   const paths = positionals.length > 0 ? positionals : ["."];
 
   const { lintPaths, LintUsageError } = await import("./lint-fs.js");
-  let report: LintReport;
+  let report: Awaited<ReturnType<typeof lintPaths>>;
   try {
-    report = await lintPaths(paths, { profilesDir: values.profiles, workers });
+    report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers });
   } catch (err) {
     if (err instanceof LintUsageError) return usageError(err.message);
     throw err;
   }
+  // A mistyped path in CI must not pass as "nothing to lint".
+  if (report.docs.length === 0 && report.problems.length === 0) {
+    const names = report.skipped.length;
+    process.stderr.write(
+      `spec-review lint: no spec docs found under ${paths.join(", ")}` +
+        (names > 0
+          ? ` (${names} markdown file${names === 1 ? "" : "s"} name${names === 1 ? "s" : ""} no type in their frontmatter; add \`type: <profile>\` to lint ${names === 1 ? "it" : "them"})`
+          : " (a spec doc is a markdown file whose frontmatter names a type)") +
+        "\n",
+    );
+    return 2;
+  }
   const ready = report.problems.length === 0 && report.docs.every((d) => d.verdict.result === "build_ready");
-  if (format === "json") process.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+  if (format === "json")
+    process.stdout.write(`${JSON.stringify(jsonReport(report, report.loaded.origins), null, 2)}\n`);
   else if (format === "sarif")
-    process.stdout.write(`${JSON.stringify(await sarifReport(report, values.profiles), null, 2)}\n`);
-  else process.stdout.write(textReport(report));
-  if (report.docs.length === 0 && report.problems.length === 0)
-    process.stderr.write(`spec-review lint: no spec docs found under ${paths.join(", ")}\n`);
+    process.stdout.write(`${JSON.stringify(await sarifReport(report, report.loaded.profiles), null, 2)}\n`);
+  else process.stdout.write(textReport(report, report.loaded.origins));
   return ready ? 0 : 1;
 }
 
 /** Compiler-style lines: `path:line:col LEVEL slug message`, then one verdict line per doc. */
-export function textReport(report: LintReport): string {
+export function textReport(report: LintReport, origins?: ReadonlyMap<string, ProfileLayer>): string {
   const out: string[] = [];
   for (const p of report.problems) out.push(`${p.path}:1:1 MUST bundle-invalid ${p.message}`);
   for (const d of report.docs)
@@ -92,7 +110,7 @@ export function textReport(report: LintReport): string {
         `${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`,
       );
   if (out.length > 0) out.push("");
-  for (const d of report.docs) out.push(verdictLine(d));
+  for (const d of report.docs) out.push(verdictLine(d, origins?.get(d.profile_key)));
   const ready = report.docs.filter((d) => d.verdict.result === "build_ready").length;
   out.push(
     `${report.docs.length} doc${report.docs.length === 1 ? "" : "s"}: ${ready} Build Ready, ${report.docs.length - ready} Not Build Ready` +
@@ -103,7 +121,13 @@ export function textReport(report: LintReport): string {
   return `${out.join("\n")}\n`;
 }
 
-function verdictLine(d: DocReport): string {
+/** Where a profile came from, in words, when it is not a built-in. */
+function originWords(layer: ProfileLayer | undefined): string {
+  if (!layer || layer.origin === "built-in") return "";
+  return layer.origin === "repository" ? " (repository profile)" : " (--profiles profile)";
+}
+
+function verdictLine(d: DocReport, layer?: ProfileLayer): string {
   const v = d.verdict;
   const state = v.result === "build_ready" ? "Build Ready" : "Not Build Ready";
   const adopt = d.adopt
@@ -111,13 +135,16 @@ function verdictLine(d: DocReport): string {
         .map(([k, val]) => `${k}: ${val}`)
         .join(", ")})`
     : "";
-  return `${d.path}: ${state} [${d.profile_key}/${d.size}] score ${v.score}, ${v.must} MUST, ${v.should} SHOULD, ${v.info} INFO${adopt}`;
+  return `${d.path}: ${state} [${d.profile_key}/${d.size}] score ${v.score}, ${v.must} MUST, ${v.should} SHOULD, ${v.info} INFO${adopt}${originWords(layer)}`;
 }
 
 /** The JSON report: per doc its verdict (contract 2.4), adopt, findings with positions, assumptions. */
-export function jsonReport(report: LintReport): unknown {
+export function jsonReport(report: LintReport, origins?: ReadonlyMap<string, ProfileLayer>): unknown {
   return {
-    docs: report.docs,
+    docs: report.docs.map((d) => {
+      const layer = origins?.get(d.profile_key);
+      return layer ? { ...d, profile_source: layer.origin } : d;
+    }),
     problems: report.problems,
     skipped: report.skipped,
     summary: {
@@ -129,13 +156,11 @@ export function jsonReport(report: LintReport): unknown {
   };
 }
 
-async function sarifReport(report: LintReport, profilesDir: string | undefined): Promise<unknown> {
-  const [{ toSarif }, { loadProfilesFromDir, builtinProfilesDir }, { packageVersion }] = await Promise.all([
+async function sarifReport(report: LintReport, profiles: readonly Profile[]): Promise<unknown> {
+  const [{ toSarif }, { packageVersion }] = await Promise.all([
     import("../core/lint/sarif.js"),
-    import("./lint-fs.js"),
     import("./version.js"),
   ]);
-  const { profiles } = loadProfilesFromDir(profilesDir ?? builtinProfilesDir());
   return toSarif(
     report.docs.map((d) => ({
       uri: d.path,

@@ -1,1 +1,1 @@
-export { packageVersion } from "../server/paths.js";
+export { packageVersion } from "../node/package.js";

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 400, title: "The request is not valid" },
   invalid_json: { status: 400, title: "The body is not valid JSON" },
   bad_path: { status: 400, title: "The path is not allowed" },
+  empty_body: { status: 400, title: "The request has no body" },
   bad_version: { status: 400, title: "No such version of this bundle" },
   bad_cursor: { status: 400, title: "The cursor is not valid" },
   profile_invalid: { status: 400, title: "The profile is not valid" },

@@ -1,10 +1,9 @@
 /**
  * Profiles held by the service: versioned in the database, parsed once per version.
- * Built-ins are seeded from the package's profiles/ folder at start; a later release
- * that changes a built-in adds a version, unless someone saved their own since.
+ * Built-ins are seeded from the package's profiles/ folder at start, then the served
+ * folder's own (`.spec-review/profiles/`, which add to and replace built-ins by key); a
+ * later release or commit that changes one adds a version, unless someone saved their own since.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { parseProfile, type Profile, type ProfileError } from "../core/profile/index.js";
@@ -12,8 +11,11 @@ import type { Db } from "./db/index.js";
 import { docs, profileVersions, profiles } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
 import { ApiError, NotFoundError } from "./errors.js";
+import { readProfileFiles } from "../node/profiles.js";
 
 export const BUILTIN_AUTHOR = "builtin";
+/** Author of the versions seeded from the served folder's `.spec-review/profiles/`. */
+export const REPOSITORY_AUTHOR = "repository";
 
 export interface ProfileVersionView {
   number: number;
@@ -69,26 +71,6 @@ function versionView(v: typeof profileVersions.$inferSelect): ProfileVersionView
   };
 }
 
-/** Read `<dir>/<key>/profile.yaml` and its template for every key folder. */
-export function readProfileFolder(dir: string): Array<{ key: string; yaml: string; template: string }> {
-  if (!existsSync(dir)) return [];
-  const out: Array<{ key: string; yaml: string; template: string }> = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const yamlPath = join(dir, entry.name, "profile.yaml");
-    if (!entry.isDirectory() || !existsSync(yamlPath)) continue;
-    const yaml = readFileSync(yamlPath, "utf8");
-    const parsed = parseProfile(yaml, { key: entry.name });
-    const templateFile = parsed.ok ? parsed.profile.template : "template.md";
-    const templatePath = join(dir, entry.name, templateFile);
-    out.push({
-      key: entry.name,
-      yaml,
-      template: existsSync(templatePath) ? readFileSync(templatePath, "utf8") : "",
-    });
-  }
-  return out.sort((a, b) => (a.key < b.key ? -1 : 1));
-}
-
 export class ProfileRegistry {
   private readonly cache = new Map<string, { number: number; profile: Profile }>();
 
@@ -97,30 +79,42 @@ export class ProfileRegistry {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly builtinDir: string,
+    /** Folders of the served repository's own profiles (`.spec-review/profiles/`), applied after the built-ins. */
+    private readonly repositoryDirs: readonly string[] = [],
   ) {}
 
   /** Seed the built-ins and load the current version of every profile. */
   async start(): Promise<void> {
     const now = this.clock.now();
-    for (const b of readProfileFolder(this.builtinDir)) {
+    const layers = [
+      { dir: this.builtinDir, origin: "built-in" as const },
+      ...this.repositoryDirs.map((dir) => ({ dir, origin: "repository" as const })),
+    ];
+    for (const b of readProfileFiles(layers)) {
+      const author = b.origin === "built-in" ? BUILTIN_AUTHOR : REPOSITORY_AUTHOR;
+      const what = b.origin === "built-in" ? "Built-in profile" : "Repository profile";
       const parsed = parseProfile(b.yaml, { key: b.key, templateText: b.template });
       if (!parsed.ok) {
-        this.logger.error("built-in profile is invalid", { key: b.key, errors: parsed.errors });
+        this.logger.error(`${what.toLowerCase()} is invalid`, { key: b.key, errors: parsed.errors });
         continue;
       }
       await this.db.transaction(async (tx) => {
         const [row] = await tx.select().from(profiles).where(eq(profiles.key, b.key)).for("update");
         if (!row) {
-          await tx
-            .insert(profiles)
-            .values({ key: b.key, builtin: true, headNumber: 1, createdAt: now, updatedAt: now });
+          await tx.insert(profiles).values({
+            key: b.key,
+            builtin: b.builtin,
+            headNumber: 1,
+            createdAt: now,
+            updatedAt: now,
+          });
           await tx.insert(profileVersions).values({
             key: b.key,
             number: 1,
             yaml: b.yaml,
             template: b.template,
-            createdBy: BUILTIN_AUTHOR,
-            message: "Built-in profile",
+            createdBy: author,
+            message: what,
             createdAt: now,
           });
           return;
@@ -131,7 +125,7 @@ export class ProfileRegistry {
           .where(and(eq(profileVersions.key, b.key), eq(profileVersions.number, row.headNumber)));
         if (
           head &&
-          head.createdBy === BUILTIN_AUTHOR &&
+          (head.createdBy === BUILTIN_AUTHOR || head.createdBy === REPOSITORY_AUTHOR) &&
           (head.yaml !== b.yaml || head.template !== b.template)
         ) {
           await tx.insert(profileVersions).values({
@@ -139,13 +133,17 @@ export class ProfileRegistry {
             number: row.headNumber + 1,
             yaml: b.yaml,
             template: b.template,
-            createdBy: BUILTIN_AUTHOR,
-            message: "Built-in profile updated",
+            createdBy: author,
+            message: `${what} updated`,
             createdAt: now,
           });
           await tx
             .update(profiles)
-            .set({ headNumber: row.headNumber + 1, updatedAt: now, builtin: true })
+            .set({
+              headNumber: row.headNumber + 1,
+              updatedAt: now,
+              builtin: row.builtin || b.builtin,
+            })
             .where(eq(profiles.key, b.key));
         }
       });

@@ -47,6 +47,8 @@ export interface ServicesConfig {
   logger?: Logger;
   /** The built-in profiles; default: the package's `profiles/`. */
   profilesDir?: string;
+  /** Folders of profiles added to the built-ins (the served folder's `.spec-review/profiles`, `--profiles`). */
+  profileDirs?: string[];
   /** spec-review's own version; default: package.json's. */
   serverVersion?: string;
   /** Watch the folder for changes made outside the API (default: no). */
@@ -113,6 +115,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       clock,
       logger,
       config.profilesDir ?? join(packageRoot(), "profiles"),
+      config.profileDirs ?? [],
     );
     await profiles.start();
     const store = new LocalStore({

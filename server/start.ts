@@ -19,6 +19,8 @@ export interface StartOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** Folders of profiles added to the built-ins (the served folder's `.spec-review/profiles`, `--profiles`). */
+  profileDirs?: string[];
   watch: boolean;
   databaseUrl?: string;
   debug?: boolean;
@@ -46,6 +48,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     dataDir: opts.dataDir,
     clock: systemClock,
     logger,
+    profileDirs: opts.profileDirs,
     watch: opts.watch,
     catchUp: true,
     // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.

@@ -41,17 +41,7 @@ export function checkBundleName(name: string): string {
   return name;
 }
 
-/** A folder name made from a file name or a title: lowercase words joined by `-`. */
-export function slugifyName(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 80)
-    .replace(/-+$/, "");
-}
+export { slugifyName } from "../../core/bundle/import-plan.js";
 
 /**
  * True when `name` (or a case-variant of any of its segments) exists under `root`, so

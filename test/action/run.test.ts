@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
+import { parse, stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { readContext } from "../../action/context.js";
 import { parseInputs, runAction, type RunDeps } from "../../action/main.js";
@@ -33,6 +34,30 @@ function env(event: string, payload: string | undefined): NodeJS.ProcessEnv {
 
 function inputs(values: Record<string, string> = {}) {
   return parseInputs((name) => values[name] ?? (name === "token" ? "test-token" : ""), { RUNNER_TEMP: dir });
+}
+
+/**
+ * Write profile `key` into `dir`: a copy of the built-in `from` under the new key, plus a
+ * MUST check that flags `phrases` when given.
+ */
+function writeProfile(dir: string, key: string, from: string, extra?: { slug: string; phrases: string[] }) {
+  const target = join(dir, key);
+  cpSync(join(ROOT, "profiles", from), target, { recursive: true });
+  const profile = parse(readFileSync(join(target, "profile.yaml"), "utf8")) as {
+    key: string;
+    radar: { key: string }[];
+    checks: unknown[];
+  };
+  profile.key = key;
+  if (extra)
+    profile.checks.push({
+      slug: extra.slug,
+      kind: "forbidden-pattern",
+      level: "MUST",
+      category: profile.radar[0]!.key,
+      params: { phrases: extra.phrases },
+    });
+  writeFileSync(join(target, "profile.yaml"), stringify(profile));
 }
 
 const outputs = () => readOutputs(readFileSync(outputFile, "utf8"));
@@ -274,20 +299,61 @@ describe("runAction on push", () => {
     expect(process.exitCode).toBe(1);
   });
 
-  it("uses the repository's own profiles folder when it holds one", async () => {
-    cpSync(join(ROOT, "profiles", "adr"), join(workspace, "profiles", "adr"), { recursive: true });
+  it("adds the repository's .spec-review/profiles to the built-ins; a built-in's key replaces the built-in", async () => {
+    // The repository's adr replaces the built-in: the same profile plus one MUST check.
+    writeProfile(join(workspace, ".spec-review", "profiles"), "adr", "adr", {
+      slug: "no-digest",
+      phrases: ["digest"],
+    });
     const outcome = await runAction(inputs(), readContext(env("push", undefined)), deps);
-    // Only the adr profile is known: the prd and api docs name a type that has no profile.
-    expect(
-      outcome.results.find((r) => r.doc.endsWith("saved-searches.md"))?.findings.map((f) => f.check),
-    ).toContain("profile-unknown");
-    // The profile's template names a type, but the profiles folder holds no bundles.
+    const adr = outcome.results.find((r) => r.doc.endsWith("0007-first-match-timestamp-for-digests.md"))!;
+    expect(adr.findings.map((f) => f.check)).toContain("no-digest");
+    expect(adr.result).toBe("not_build_ready");
+    // The prd and api docs still have their built-in profiles.
+    for (const r of outcome.results) expect(r.findings.map((f) => f.check)).not.toContain("profile-unknown");
+    // The profile's template names a type, but .spec-review/ holds no bundles.
     expect(outcome.results.map((r) => r.bundle)).toEqual([
       "specs/checkout-api",
       "specs/digest-decision",
       "specs/saved-searches",
     ]);
-    expect(summary()).toContain("with the `profiles` profiles");
+    expect(summary()).toContain("with the built-in and `.spec-review/profiles` profiles");
+  });
+
+  it("adds the profiles input's folder, and leaves a root profiles/ folder alone", async () => {
+    // A root profiles/ folder is not the repository's configuration: its profiles are not used.
+    writeProfile(join(workspace, "profiles"), "adr", "adr", { slug: "ignored-check", phrases: ["digest"] });
+    writeProfile(join(workspace, "team", "profiles"), "runbook", "design");
+    cpSync(join(workspace, "specs", "saved-searches"), join(workspace, "specs", "pager"), {
+      recursive: true,
+    });
+    const doc = join(workspace, "specs", "pager", "saved-searches.md");
+    writeFileSync(doc, readFileSync(doc, "utf8").replace(/^type: \w+$/m, "type: runbook"));
+    const outcome = await runAction(
+      inputs({ profiles: "team/profiles", paths: "specs/**" }),
+      readContext(env("push", undefined)),
+      deps,
+    );
+    const pager = outcome.results.find((r) => r.bundle === "specs/pager")!;
+    expect(pager.profile).toBe("runbook");
+    expect(pager.findings.map((f) => f.check)).not.toContain("profile-unknown");
+    expect(outcome.results.flatMap((r) => r.findings.map((f) => f.check))).not.toContain("ignored-check");
+    expect(summary()).toContain("with the built-in and `team/profiles` profiles");
+  });
+
+  it("stops on a profile that does not load, naming its file and line", async () => {
+    const dir = join(workspace, ".spec-review", "profiles", "broken");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "profile.yaml"), "key: broken\ntitle: [unclosed\n");
+    await expect(runAction(inputs(), readContext(env("push", undefined)), deps)).rejects.toThrow(
+      /\.spec-review\/profiles\/broken\/profile\.yaml:\d+:\d+/,
+    );
+  });
+
+  it("refuses paths that select no bundle at all, rather than passing", async () => {
+    await expect(
+      runAction(inputs({ paths: "spec/**" }), readContext(env("push", undefined)), deps),
+    ).rejects.toThrow(/paths: 'spec\/\*\*' selects no bundle/);
   });
 });
 

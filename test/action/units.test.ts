@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readContext } from "../../action/context.js";
 import { ActionEventError, ActionInputError, permissionReason } from "../../action/errors.js";
-import { globToRegExp, selected, splitPatterns } from "../../action/glob.js";
+import { globMatcher, selected, splitPatterns } from "../../action/glob.js";
 import { problemResult, selectBundles, touchedBundles } from "../../action/lint.js";
 import { parseInputs } from "../../action/main.js";
 import { annotationsOf, commentBody, conclusionOf, headline, renderTable } from "../../action/report.js";
@@ -25,8 +25,11 @@ describe("globs", () => {
     ["specs/{a,b}/*.md", "specs/c/x.md", false],
     ["doc?.md", "doc1.md", true],
     ["a.b", "axb", false],
+    ["specs/[ab]/*.md", "specs/a/x.md", true],
+    ["specs/**/*.md", "specs/x.md", true],
+    ["specs/**/*.md", "specs/deep/er/x.md", true],
   ])("%s matches %s: %s", (pattern, path, expected) => {
-    expect(globToRegExp(pattern).test(path)).toBe(expected);
+    expect(globMatcher(pattern)(path)).toBe(expected);
   });
 
   it("selects by folder or doc, a plain folder covers what is under it, ! excludes", () => {
@@ -332,12 +335,12 @@ describe("report", () => {
 });
 
 describe("imports", () => {
-  it("action/ imports core/ and packages only (ARCHITECTURE: action imports core only)", () => {
+  it("action/ imports core/, node/ and packages only (never server/ or cli/)", () => {
     const dir = join(ROOT, "action");
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
       const text = readFileSync(join(dir, file), "utf8");
       for (const m of text.matchAll(/from "(\.[^"]+)"/g))
-        expect(m[1], `${file} imports ${m[1]}`).toMatch(/^(\.\/|\.\.\/core\/)/);
+        expect(m[1], `${file} imports ${m[1]}`).toMatch(/^(\.\/|\.\.\/core\/|\.\.\/node\/)/);
     }
   });
 });

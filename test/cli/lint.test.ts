@@ -1,9 +1,10 @@
 /** `spec-review lint` as a subprocess: exit codes, output formats, worker threads. */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../server/paths.js";
+import { parse, stringify } from "yaml";
+import { packageRoot } from "../../node/package.js";
 
 const root = packageRoot();
 let dir: string;
@@ -21,9 +22,37 @@ interface JsonReport {
 }
 const json = (stdout: string) => JSON.parse(stdout) as JsonReport;
 
+/**
+ * Write profile `key` into `dir`: a copy of the built-in `from` under the new key, plus a
+ * MUST check that flags `phrases` when given.
+ */
+function writeProfile(dir: string, key: string, from: string, extra?: { slug: string; phrases: string[] }) {
+  const target = join(dir, key);
+  cpSync(join(root, "profiles", from), target, { recursive: true });
+  const profile = parse(readFileSync(join(target, "profile.yaml"), "utf8")) as {
+    key: string;
+    radar: { key: string }[];
+    checks: unknown[];
+  };
+  profile.key = key;
+  if (extra)
+    profile.checks.push({
+      slug: extra.slug,
+      kind: "forbidden-pattern",
+      level: "MUST",
+      category: profile.radar[0]!.key,
+      params: { phrases: extra.phrases },
+    });
+  writeFileSync(join(target, "profile.yaml"), stringify(profile));
+}
+
 function cli(...args: string[]) {
+  return cliIn(dir, ...args);
+}
+
+function cliIn(cwd: string, ...args: string[]) {
   const r = spawnSync("npx", ["tsx", join(root, "cli", "main.ts"), "lint", ...args], {
-    cwd: dir,
+    cwd,
     encoding: "utf8",
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^npm warn .*\n/gm, "") };
@@ -142,5 +171,104 @@ describe("spec-review lint", () => {
     const many = json(cli("ready", "draft", "-f", "json", "--workers", "2").stdout);
     const strip = (j: JsonReport) => j.docs.map((d) => ({ ...d, verdict: { ...d.verdict, run_id: "" } }));
     expect(strip(many)).toEqual(strip(one));
+  });
+
+  it("exits 2 with a message when the paths hold no spec doc", () => {
+    mkdirSync(join(dir, "empty"), { recursive: true });
+    const empty = cli("empty");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(
+      /^spec-review lint: no spec docs found under empty \(a spec doc is a markdown file/,
+    );
+    mkdirSync(join(dir, "notes"), { recursive: true });
+    writeFileSync(join(dir, "notes", "a.md"), "# Meeting notes\n");
+    const notes = cli("notes", "-f", "json");
+    expect(notes.code).toBe(2);
+    expect(notes.stdout).toBe("");
+    expect(notes.stderr).toMatch(/no spec docs found under notes \(1 markdown file names no type/);
+  });
+});
+
+describe("spec-review lint with repository profiles", () => {
+  let repo: string;
+  beforeAll(() => {
+    repo = join(dir, "repo");
+    mkdirSync(join(repo, ".git"), { recursive: true });
+    cpSync(join(root, "fixtures", "examples"), join(repo, "specs"), { recursive: true });
+    // The repository's prd replaces the built-in: the same checks plus one MUST.
+    writeProfile(join(repo, ".spec-review", "profiles"), "prd", "prd", {
+      slug: "no-users",
+      phrases: ["users"],
+    });
+    // A new doc type of its own.
+    writeProfile(join(repo, ".spec-review", "profiles"), "runbook", "design");
+    mkdirSync(join(repo, "specs", "pager"), { recursive: true });
+    writeFileSync(
+      join(repo, "specs", "pager", "pager.md"),
+      "---\ntype: runbook\ntitle: Pager rotation\n---\n# Pager rotation\n\n## Context\n\nWho answers the pager at night, and how the hand-over works.\n",
+    );
+  });
+
+  const prdDoc = (r: JsonReport) => r.docs.find((d) => d.profile_key === "prd");
+
+  it("adds .spec-review/profiles to the built-ins, from the repository root or below it", () => {
+    for (const [cwd, path] of [
+      [repo, "specs"],
+      [join(repo, "specs"), "."],
+    ] as const) {
+      const r = cliIn(cwd, path, "-f", "json");
+      const report = json(r.stdout);
+      expect(report.docs.find((d) => d.path.endsWith("pager.md"))?.profile_key).toBe("runbook");
+      expect(
+        report.docs.flatMap((d) => d.findings.map((f) => (f as { check?: string }).check)),
+      ).not.toContain("profile-unknown");
+      // Its prd replaced the built-in prd: its extra check fires.
+      const prd = prdDoc(report)!;
+      expect((prd as unknown as { profile_source: string }).profile_source).toBe("repository");
+      expect(prd.findings.map((f) => (f as { check?: string }).check)).toContain("no-users");
+      // The profiles' templates are not spec docs.
+      expect(report.docs.map((d) => d.path).filter((p) => p.includes(".spec-review"))).toEqual([]);
+    }
+  });
+
+  it("says in the verdict line that a repository profile was used", () => {
+    const r = cliIn(repo, "specs");
+    expect(r.stdout).toMatch(/pager\.md: .*\[runbook\/\w+\].*\(repository profile\)$/m);
+  });
+
+  it("--profiles adds to the built-ins and the repository's, and replaces by key", () => {
+    const extra = join(dir, "extra-profiles");
+    writeProfile(extra, "prd", "prd", { slug: "no-search", phrases: ["search"] });
+    const r = cliIn(repo, "specs", "-f", "json", "--profiles", extra);
+    const report = json(r.stdout);
+    expect(report.docs.find((d) => d.path.endsWith("pager.md"))?.profile_key).toBe("runbook");
+    const checks = prdDoc(report)!.findings.map((f) => (f as { check?: string }).check);
+    expect(checks).not.toContain("no-users");
+    expect((prdDoc(report) as unknown as { profile_source: string }).profile_source).toBe("option");
+    // Only the built-ins' keys under --profiles: the others are still there.
+    const builtinsOnly = cli("ready", "-f", "json", "--profiles", extra);
+    expect(
+      json(builtinsOnly.stdout)
+        .docs.map((d) => d.profile_key)
+        .sort(),
+    ).toEqual(
+      json(cli("ready", "-f", "json").stdout)
+        .docs.map((d) => d.profile_key)
+        .sort(),
+    );
+  });
+
+  it("stops on a repository profile that does not load, with its file and line", () => {
+    const bad = join(repo, ".spec-review", "profiles", "bad");
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, "profile.yaml"), "key: bad\ntitle: Bad\nradar: []\nchecks: []\n");
+    writeFileSync(join(bad, "template.md"), "# T\n");
+    try {
+      const r = cliIn(repo, "specs");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/\.spec-review\/profiles\/bad\/profile\.yaml:3:8 radar/);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
   });
 });

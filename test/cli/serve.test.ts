@@ -17,7 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { packageRoot } from "../../server/paths.js";
+import { packageRoot } from "../../node/package.js";
 
 const root = packageRoot();
 const main = join(root, "cli", "main.ts");
@@ -86,9 +86,10 @@ function tempDir(prefix: string): string {
   return d;
 }
 
+/** A copy of the demo, without whatever a server may have left in the tracked one. */
 function demoCopy(): string {
   const d = tempDir("sr-serve-");
-  cpSync(DEMO, d, { recursive: true });
+  cpSync(DEMO, d, { recursive: true, filter: (src) => !src.slice(DEMO.length).includes(".spec-review") });
   return d;
 }
 
@@ -154,7 +155,7 @@ interface BundleList {
   items: Array<{
     id: string;
     slug: string;
-    docs: Array<{ id: string; path: string; current_version: { number: number } }>;
+    docs: Array<{ id: string; path: string; profile_key: string; current_version: { number: number } }>;
   }>;
 }
 interface VersionList {
@@ -244,7 +245,7 @@ describe("spec-review serve: running", () => {
     );
   });
 
-  it("serves the demo on a port it picks, with the data dir in <folder>/.spec-review, and stops on SIGTERM with 0", async () => {
+  it("serves the demo on a port it picks, with the data dir in <folder>/.spec-review/data, and stops on SIGTERM with 0", async () => {
     const folder = demoCopy();
     const s = await serve([folder, "--port", "0"]);
     expect(s.stderr()).toContain(`spec-review serving ${folder} at`);
@@ -253,9 +254,11 @@ describe("spec-review serve: running", () => {
     expect(meta).toMatchObject({ api_version: "0.1.0", mode: "local" });
     expect(await slugs(s.api)).toEqual(DEMO_SLUGS);
 
-    const dataDir = join(folder, ".spec-review");
+    const dataDir = join(folder, ".spec-review", "data");
     expect(readFileSync(join(dataDir, ".gitignore"), "utf8").trim()).toBe("*");
     expect(existsSync(join(dataDir, "db"))).toBe(true);
+    // .spec-review/ itself is the repository's configuration: nothing there hides committed profiles.
+    expect(readdirSync(join(folder, ".spec-review"))).toEqual(["data"]);
 
     expect(await terminate(s)).toEqual({ code: 0, signal: null });
     await expect(fetch(`${s.api}/meta`, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
@@ -279,6 +282,82 @@ describe("spec-review serve: running", () => {
       l.items.map((b) => [b.slug, b.id, b.docs[0]!.current_version.number]).sort();
     expect(ids(after)).toEqual(ids(before));
     expect((await terminate(again)).code).toBe(0);
+  }, 120_000);
+
+  it("moves the data of an earlier version from <folder>/.spec-review to .spec-review/data, nothing lost", async () => {
+    const folder = demoCopy();
+    const legacy = join(folder, ".spec-review");
+    // An earlier version kept its database, secret key and a .gitignore of * in .spec-review/ itself.
+    const first = await serve([folder, "--port", "0", "--data-dir", legacy]);
+    const before = await getJson<BundleList>(`${first.api}/bundles?limit=500`);
+    expect((await terminate(first)).code).toBe(0);
+    expect(existsSync(join(legacy, "db"))).toBe(true);
+    expect(readFileSync(join(legacy, ".gitignore"), "utf8").trim()).toBe("*");
+    const secret = readdirSync(legacy).includes("secret.key")
+      ? readFileSync(join(legacy, "secret.key"))
+      : undefined;
+    // A committed profile sits beside the old data; it stays where it is.
+    mkdirSync(join(legacy, "profiles"), { recursive: true });
+    cpSync(join(root, "profiles", "adr"), join(legacy, "profiles", "adr"), { recursive: true });
+
+    const again = await serve([folder, "--port", "0"]);
+    expect(again.stderr()).toContain(`moved the data of an earlier version from ${legacy}`);
+    const after = await getJson<BundleList>(`${again.api}/bundles?limit=500`);
+    const ids = (l: BundleList) =>
+      l.items.map((b) => [b.slug, b.id, b.docs[0]!.current_version.number]).sort();
+    expect(ids(after)).toEqual(ids(before));
+    expect((await terminate(again)).code).toBe(0);
+
+    expect(readdirSync(legacy).sort()).toEqual(["data", "profiles"]);
+    const data = join(legacy, "data");
+    expect(existsSync(join(data, "db"))).toBe(true);
+    expect(readFileSync(join(data, ".gitignore"), "utf8").trim()).toBe("*");
+    if (secret) expect(readFileSync(join(data, "secret.key"))).toEqual(secret);
+    expect(existsSync(join(legacy, "profiles", "adr", "profile.yaml"))).toBe(true);
+  }, 180_000);
+
+  it("refuses to start when the old and the new data folder both hold a database", () => {
+    const folder = demoCopy();
+    mkdirSync(join(folder, ".spec-review", "db"), { recursive: true });
+    mkdirSync(join(folder, ".spec-review", "data", "db"), { recursive: true });
+    const r = runCli("serve", folder, "--port", "0");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/both .*\.spec-review and .*data hold db/);
+    expect(existsSync(join(folder, ".spec-review", "db"))).toBe(true);
+  }, 60_000);
+
+  it("adds the folder's .spec-review/profiles to the built-ins; their templates are not bundles", async () => {
+    const folder = demoCopy();
+    const own = join(folder, ".spec-review", "profiles");
+    mkdirSync(own, { recursive: true });
+    // A new doc type, and a prd of the repository's own that replaces the built-in.
+    cpSync(join(root, "profiles", "design"), join(own, "runbook"), { recursive: true });
+    const yaml = join(own, "runbook", "profile.yaml");
+    writeFileSync(yaml, readFileSync(yaml, "utf8").replace(/^key: design$/m, "key: runbook"));
+    cpSync(join(root, "profiles", "prd"), join(own, "prd"), { recursive: true });
+    const prdYaml = join(own, "prd", "profile.yaml");
+    writeFileSync(prdYaml, readFileSync(prdYaml, "utf8").replace(/^title: .*$/m, "title: Our PRD"));
+    mkdirSync(join(folder, "ops", "pager"), { recursive: true });
+    writeFileSync(
+      join(folder, "ops", "pager", "pager.md"),
+      "---\ntype: runbook\n---\n# Pager rotation\n\n## Context\n\nWho answers at night.\n",
+    );
+
+    const s = await serve([folder, "--port", "0"]);
+    const runbook = await getJson<{ key: string; builtin: boolean }>(`${s.api}/profiles/runbook`);
+    expect(runbook).toMatchObject({ key: "runbook", builtin: false });
+    const prd = await getJson<{ title: string; builtin: boolean; current_version: { created_by: string } }>(
+      `${s.api}/profiles/prd`,
+    );
+    expect(prd).toMatchObject({
+      title: "Our PRD",
+      builtin: true,
+      current_version: { created_by: "repository" },
+    });
+    expect(await slugs(s.api)).toEqual([...DEMO_SLUGS, "ops/pager"].sort());
+    const list = await getJson<BundleList>(`${s.api}/bundles?limit=500`);
+    expect(list.items.find((b) => b.slug === "ops/pager")?.docs[0]?.profile_key).toBe("runbook");
+    expect((await terminate(s)).code).toBe(0);
   }, 120_000);
 
   it("records an edit made on disk as a version by local, found by the watcher", async () => {

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/openapi.json against the contract's operation list
- * (../shared/spec/operations.tsv): every documented operation carries the
+ * (schemas/operations.tsv): every documented operation carries the
  * contract's summary, a tag, an operationId, its path parameters and the
  * problem+json error answers; nothing outside the list is documented.
  */
@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTestApp, type TestApp } from "../helpers/app.js";
 
 /** The contract's operations (api-surface.test.ts checks that each one is routed and documented). */
-const TSV =
-  process.env.SPEC_OPERATIONS_TSV ?? resolve(import.meta.dirname, "../../../shared/spec/operations.tsv");
+const TSV = resolve(import.meta.dirname, "../../schemas/operations.tsv");
 const CONTRACT_OPERATIONS = readFileSync(TSV, "utf8")
   .trim()
   .split("\n")

@@ -9,7 +9,23 @@ import { renderReport } from "../../core/report/html.js";
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
 const EXAMPLES = resolve(import.meta.dirname, "../../fixtures/examples");
-const CHROMIUM = "/usr/bin/chromium";
+/**
+ * The browser the Chromium test drives: CHROMIUM_PATH, else the usual install places.
+ * Without one the test is skipped with a printed reason, except under CI=true (CI
+ * installs it), where a missing browser fails the run.
+ */
+const CHROMIUM = [
+  process.env.CHROMIUM_PATH,
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+].find((p): p is string => !!p && existsSync(p));
+const IN_CI = process.env.CI === "true";
+if (!CHROMIUM && !IN_CI)
+  process.stderr.write(
+    "report.test.ts: skipping the headless Chromium test: no browser found (set CHROMIUM_PATH or install chromium)\n",
+  );
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -90,13 +106,13 @@ describe.each(DB_KINDS)("GET /docs/{docId}/export?format=html on %s", (kind) => 
   });
 });
 
-describe("the HTML report in headless Chromium", () => {
+describe.skipIf(!CHROMIUM && !IN_CI)("the HTML report in headless Chromium", () => {
   let browser: Browser;
   let t: TestApp;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
+    if (!CHROMIUM)
       throw new Error(
-        `${CHROMIUM} is missing: run \`apt-get install chromium\` (CI installs it) to run the report test`,
+        "no Chromium found (CHROMIUM_PATH, /usr/bin/chromium): CI=true needs one to run the report test",
       );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     t = await makeTestApp({ fixture: DEMO });

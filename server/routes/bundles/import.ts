@@ -4,17 +4,17 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { baseName, isMarkdownPath } from "../../../core/bundle/discover.js";
 import {
-  baseName,
-  classifyMarkdown,
-  folderOf,
-  isMarkdownPath,
-  isUnder,
-} from "../../../core/bundle/discover.js";
-import { resolveInBundle } from "../../../core/lint/checks/links-resolve.js";
-import { parseMarkdown } from "../../../core/markdown/document.js";
-import { parseFrontmatter, setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
-import { rankProfiles } from "../../../core/profile/index.js";
+  bundleOf,
+  classifyImport,
+  docTitle,
+  ImportPlanError,
+  layoutImport,
+  stem,
+  type PlannedMarkdown,
+} from "../../../core/bundle/import-plan.js";
+import { setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
 import { suggestLinks } from "../../../core/trace/suggest.js";
 import { deps, errorResponses, jsonResponse, type Env, type Router } from "../../http.js";
 import { ApiError, TooLargeError, ValidationError } from "../../errors.js";
@@ -35,7 +35,6 @@ import {
   type ImportEntry,
 } from "../../store/import.js";
 import type { Limits } from "../../store/local.js";
-import { joinPath } from "../../store/paths.js";
 import { bundleView } from "../../views.js";
 import { registerCreateBundle } from "./create.js";
 
@@ -222,10 +221,6 @@ async function readForm(c: Context<Env>, limits: Limits): Promise<ImportForm> {
   };
 }
 
-function stem(fileName: string): string {
-  return baseName(fileName).replace(/\.[^.]*$/, "");
-}
-
 /** The files of the import (paths relative to its top), and the name they suggest. */
 async function gather(
   form: ImportForm,
@@ -285,21 +280,7 @@ async function gather(
   return { entries: stripped.entries, ...(stripped.top ? { nameHint: stripped.top } : {}) };
 }
 
-interface MdFile {
-  path: string;
-  text: string;
-  title?: string;
-  profile: string;
-  source: z.infer<typeof ProfileSource>;
-  spec: boolean;
-}
-
-function docTitle(text: string): string | undefined {
-  const fmTitle = parseFrontmatter(text).data["title"];
-  if (typeof fmTitle === "string" && fmTitle.trim() !== "" && !fmTitle.includes("{{")) return fmTitle.trim();
-  const h1 = /^#[ \t]+(.+?)[ \t#]*$/m.exec(text);
-  return h1?.[1]?.trim();
-}
+type MdFile = PlannedMarkdown;
 
 interface Plan {
   name: string;
@@ -307,112 +288,15 @@ interface Plan {
   entries: ImportEntry[];
 }
 
-/** Classify every markdown file (frontmatter type, else the `docs` pick, else `profile`, else a guess). */
-function classify(
-  c: Context<Env>,
-  form: ImportForm,
-  entries: ImportEntry[],
-  top: string | undefined,
-  preview: boolean,
-): MdFile[] {
-  const { profiles } = deps(c);
-  const known = (key: string, where: string) => {
-    if (key !== "" && !profiles.get(key))
-      throw new ApiError(
-        "unknown_profile",
-        `${where} names the profile ${JSON.stringify(key)}, which does not exist`,
-      );
-  };
-  if (form.profile !== undefined) known(form.profile, "`profile`");
-  const byPath = new Map(entries.map((e) => [e.path, e]));
-  const picks = new Map<string, string>();
-  for (const [i, d] of (form.docs ?? []).entries()) {
-    let path = d.path;
-    if (!byPath.has(path) && top !== undefined && path.startsWith(`${top}/`))
-      path = path.slice(top.length + 1);
-    if (!byPath.has(path) || !isMarkdownPath(path))
-      throw new ValidationError(
-        `docs[${i}].path ${JSON.stringify(d.path)} is not a markdown file of the import`,
-        [{ field: `body.docs.${i}.path`, message: "not a markdown file of the import" }],
-      );
-    known(d.profile, `docs[${i}]`);
-    picks.set(path, d.profile);
+/** The plan's refusals as API errors (docs/errors.md). */
+function planned<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof ImportPlanError)) throw err;
+    if (err.code === "unknown_profile") throw new ApiError("unknown_profile", err.message);
+    throw new ValidationError(err.message, err.field ? [err.field] : undefined);
   }
-  const decoder = new TextDecoder();
-  const markdown = entries.filter((e) => isMarkdownPath(e.path));
-  const single = markdown.length === 1;
-  const list = profiles.list();
-  return markdown.map((e) => {
-    const text = decoder.decode(e.bytes);
-    const title = docTitle(text);
-    const base = { path: e.path, text, ...(title ? { title } : {}) };
-    const type = classifyMarkdown(text).type;
-    if (type) return { ...base, profile: type, source: "frontmatter" as const, spec: true };
-    const pick = picks.get(e.path);
-    if (pick !== undefined)
-      return {
-        ...base,
-        profile: pick,
-        source: pick ? ("docs" as const) : ("none" as const),
-        spec: pick !== "",
-      };
-    if (single && form.profile)
-      return { ...base, profile: form.profile, source: "profile" as const, spec: true };
-    if (single || preview) {
-      const guess = rankProfiles(text, list)[0];
-      if (guess) return { ...base, profile: guess.key, source: "guess" as const, spec: single };
-    }
-    return { ...base, profile: "", source: "none" as const, spec: false };
-  });
-}
-
-/** The import's files laid out so each spec doc is in a folder of its own; answers them and each doc's new path. */
-function layout(
-  entries: ImportEntry[],
-  specs: MdFile[],
-): { files: Map<string, Uint8Array>; docPath: Map<string, string> } {
-  const files = new Map(entries.map((e) => [e.path, e.bytes]));
-  const docPath = new Map(specs.map((d) => [d.path, d.path]));
-  const specPaths = new Set(specs.map((d) => d.path));
-  const taken = new Set<string>();
-  for (const e of entries) {
-    const segs = e.path.toLowerCase().split("/");
-    for (let i = 1; i <= segs.length; i++) taken.add(segs.slice(0, i).join("/"));
-  }
-  const groups = new Map<string, MdFile[]>();
-  for (const d of specs) groups.set(folderOf(d.path), [...(groups.get(folderOf(d.path)) ?? []), d]);
-  for (const [folder, docs] of groups) {
-    if (docs.length < 2) continue;
-    for (const d of docs) {
-      const s = slugifyName(stem(d.path)) || "doc";
-      let sub = joinPath(folder, s);
-      for (let n = 2; taken.has(sub.toLowerCase()); n++) sub = joinPath(folder, `${s}-${n}`);
-      taken.add(sub.toLowerCase());
-      const bytes = files.get(d.path)!;
-      files.delete(d.path);
-      const moved = joinPath(sub, baseName(d.path));
-      files.set(moved, bytes);
-      docPath.set(d.path, moved);
-      // The assets the doc's relative links and images name, from inside its folder, go with it.
-      for (const link of parseMarkdown(d.text).links) {
-        const href = link.href.trim().replace(/[#?].*$/, "");
-        if (href === "" || href.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
-        let ref = href;
-        try {
-          ref = decodeURI(href);
-        } catch {
-          /* keep it as written */
-        }
-        const target = resolveInBundle(d.path, ref);
-        if (target === undefined || specPaths.has(target) || !entries.some((e) => e.path === target))
-          continue;
-        if (!isUnder(target, folder)) continue;
-        const rel = folder === "." ? target : target.slice(folder.length + 1);
-        files.set(joinPath(sub, rel), entries.find((e) => e.path === target)!.bytes);
-      }
-    }
-  }
-  return { files, docPath };
 }
 
 async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits: Limits; form: ImportForm }> {
@@ -422,7 +306,12 @@ async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits:
   if (form.name !== undefined) checkBundleName(form.name);
   const pastedTitle = form.text !== undefined ? docTitle(form.text) : undefined;
   const gathered = await gather(form, limits, form.name ?? (slugifyName(pastedTitle ?? "") || "spec"));
-  const md = classify(c, form, gathered.entries, gathered.nameHint, preview);
+  const { profiles } = deps(c);
+  const request = {
+    ...(form.profile !== undefined ? { profile: form.profile } : {}),
+    ...(form.docs ? { docs: form.docs } : {}),
+  };
+  const md = planned(() => classifyImport(gathered.entries, request, profiles, gathered.nameHint, preview));
   let name = form.name;
   if (name === undefined) {
     const hint = gathered.nameHint ?? pastedTitle;
@@ -437,11 +326,6 @@ async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits:
   return { name, md, entries: gathered.entries, limits, form };
 }
 
-function bundleOf(name: string, docPath: string): string {
-  const folder = folderOf(docPath);
-  return folder === "." ? name : `${name}/${folder}`;
-}
-
 /** Registers POST /bundles, /bundles/import and /bundles/import/preview; they share one writer. */
 export function registerBundleWrites(r: Router): void {
   const writer = new BundleWriter();
@@ -451,7 +335,7 @@ export function registerBundleWrites(r: Router): void {
     const { store, profiles } = deps(c);
     const p = await plan(c, true);
     const specs = p.md.filter((d) => d.spec);
-    const { docPath } = layout(p.entries, specs);
+    const { docPath } = layoutImport(p.entries, specs);
     const links = suggestLinks(
       p.md.map((d) => ({ path: d.path, profile: d.profile })),
       (key) => profiles.get(key)?.upstream,
@@ -495,7 +379,7 @@ export function registerBundleWrites(r: Router): void {
         );
       }
     }
-    const { files, docPath } = layout(p.entries, specs);
+    const { files, docPath } = layoutImport(p.entries, specs);
     const specPaths = new Set(specs.map((d) => d.path));
     const byFrom = new Map<string, FrontmatterLink[]>();
     for (const [i, l] of (p.form.links ?? []).entries()) {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { zipSync } from "fflate";
-import { TooLargeError } from "../../errors.js";
+import { ApiError, TooLargeError } from "../../errors.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { htmlReport } from "../../report/export.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
@@ -208,6 +208,11 @@ export default function docRoutes() {
       const { maxFileMb } = await store.currentLimits();
       if (announced > maxFileMb * 1024 * 1024) throw new TooLargeError("file", announced, maxFileMb);
       const bytes = new Uint8Array(await c.req.arrayBuffer());
+      if (bytes.length === 0)
+        throw new ApiError(
+          "empty_body",
+          `the request has no body: send the new bytes of ${path} (e.g. curl --data-binary @${path}); to remove the file, DELETE /docs/${docId}/files?path=…`,
+        );
       const existed = store.hasFile(docId, path);
       const result = await store.write(
         docId,

@@ -1,0 +1,182 @@
+/**
+ * Lint spec bundles on disk, with no server and no database: find the bundles under a
+ * folder, lint a doc with the core engine and give it its lint verdict, with line and
+ * column positions. `spec-review lint` (cli/) and the GitHub Action (action/) both use
+ * this module; the rules themselves are in core/lint.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { discoverBundles, isUnder, type Discovery } from "../core/bundle/discover.js";
+import { decodeText, lintDoc, type Adopt, type Assumption, type LintResult } from "../core/lint/engine.js";
+import type { Finding } from "../core/lint/types.js";
+import { parseMarkdown } from "../core/markdown/document.js";
+import type { LineCol } from "../core/markdown/text.js";
+import type { Profile } from "../core/profile/schema.js";
+import { computeVerdict, type Verdict } from "../core/verdict/verdict.js";
+import { walkFiles } from "./walk.js";
+
+const toPosix = (p: string) => (sep === "/" ? p : p.split(sep).join("/"));
+
+/**
+ * The bundles under `root`. `exclude` lists folders (relative to `root`) left out, such
+ * as a profiles folder inside the tree, whose templates name a type but are not specs.
+ * `.spec-review/` (the repository's own profiles among it) is never walked.
+ */
+export function scanFolder(root: string, exclude: readonly string[] = []): Discovery {
+  const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+  return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
+}
+
+/** A doc linted on disk: the engine's result, its lint verdict, and where each finding is. */
+export interface DiskLint {
+  result: LintResult;
+  verdict: Verdict;
+  /** Per finding (same order): 1-based line and UTF-16 column of the anchor's start and end. */
+  positions: { start: LineCol; end: LineCol }[];
+}
+
+/** Lint one doc of a bundle folder and give it a lint verdict. */
+export function lintDocOnDisk(
+  bundleDir: string,
+  mainPath: string,
+  bundleFiles: readonly string[],
+  profiles: readonly Profile[],
+  runId: string,
+): DiskLint {
+  const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
+  const doc = parseMarkdown(text);
+  const files = new Map<string, string>(bundleFiles.map((f) => [f, ""]));
+  files.set(mainPath, text);
+  const result = lintDoc(doc, { files, mainPath, profiles }, { invalidEncoding: invalid });
+  const profile = profiles.find((p) => p.key === result.profile_key);
+  const verdict = computeVerdict({
+    findings: result.findings,
+    kind: "lint",
+    runId,
+    versionNumber: 0,
+    radarCategories: profile?.radar.map((r) => r.key),
+  });
+  const positions = result.findings.map((f) => ({
+    start: doc.index.positionOfByte(f.anchor.start),
+    end: doc.index.positionOfByte(f.anchor.end),
+  }));
+  return { result, verdict, positions };
+}
+
+/** One spec doc to lint. */
+export interface LintTask {
+  /** Absolute path of the bundle folder. */
+  bundleDir: string;
+  /** Path of the doc relative to the bundle. */
+  mainPath: string;
+  /** Files of the bundle, relative to it. */
+  files: string[];
+  /** How to show the doc's path (relative to the working folder, posix). */
+  displayPath: string;
+  /** Bundle folder as shown. */
+  bundle: string;
+}
+
+export interface PositionedFinding extends Finding {
+  /** 1-based line and UTF-16 column of the anchor start and end. */
+  start: LineCol;
+  end: LineCol;
+}
+
+export interface DocReport {
+  path: string;
+  bundle: string;
+  profile_key: string;
+  size: string;
+  verdict: Verdict;
+  adopt?: Adopt;
+  findings: PositionedFinding[];
+  assumptions: Assumption[];
+}
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+export interface LintReport {
+  docs: DocReport[];
+  problems: Problem[];
+  /** Markdown files under the folders that name no `type` and were not linted. */
+  skipped: string[];
+}
+
+/**
+ * Find the spec docs under the paths: folders are walked for bundles; a markdown file is
+ * linted as it is. `exclude` holds absolute folders not to look for bundles in.
+ */
+export function collectTasks(
+  paths: readonly string[],
+  cwd: string,
+  exclude: readonly string[] = [],
+): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
+  const tasks: LintTask[] = [];
+  const problems: Problem[] = [];
+  const skipped: string[] = [];
+  const seen = new Set<string>();
+  const show = (abs: string) => toPosix(relative(cwd, abs)) || ".";
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    if (statSync(abs).isDirectory()) {
+      const inside = exclude
+        .map((e) => toPosix(relative(abs, e)))
+        .filter((rel) => rel !== "" && !rel.startsWith("..") && !rel.startsWith("/"));
+      const discovery = scanFolder(abs, inside);
+      for (const b of discovery.bundles) {
+        const bundleDir = b.slug === "." ? abs : join(abs, b.slug);
+        const docAbs = join(bundleDir, b.doc.path);
+        if (seen.has(docAbs)) continue;
+        seen.add(docAbs);
+        tasks.push({
+          bundleDir,
+          mainPath: b.doc.path,
+          files: b.files,
+          displayPath: show(docAbs),
+          bundle: show(bundleDir),
+        });
+      }
+      for (const pr of discovery.problems)
+        problems.push({ path: show(join(abs, pr.path)), message: pr.message });
+      for (const s of discovery.skipped) skipped.push(show(join(abs, s)));
+    } else {
+      if (seen.has(abs)) continue;
+      seen.add(abs);
+      const bundleDir = dirname(abs);
+      tasks.push({
+        bundleDir,
+        mainPath: basename(abs),
+        files: walkFiles(bundleDir),
+        displayPath: show(abs),
+        bundle: show(bundleDir),
+      });
+    }
+  }
+  return { tasks, problems, skipped };
+}
+
+/** Lint one task and shape its report. */
+export function lintTask(task: LintTask, profiles: readonly Profile[], runId: string): DocReport {
+  const { result, verdict, positions } = lintDocOnDisk(
+    task.bundleDir,
+    task.mainPath,
+    task.files,
+    profiles,
+    runId,
+  );
+  const report: DocReport = {
+    path: task.displayPath,
+    bundle: task.bundle,
+    profile_key: result.profile_key,
+    size: result.size,
+    verdict,
+    findings: result.findings.map((f, i) => ({ ...f, ...positions[i]! })),
+    assumptions: result.assumptions,
+  };
+  if (result.adopt) report.adopt = result.adopt;
+  return report;
+}
