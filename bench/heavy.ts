@@ -5,8 +5,9 @@
  *   1. scaling: times render, the HTML report (export), lint and the version diff on
  *      generated docs of --small (2,000) and --large (20,000) sections, in this process,
  *      and prints each ratio (linear is about 10x; the aim is 15x at most);
- *   2. the request loop: serves a temp folder with the real server (the CLI, a
- *      subprocess) and, while a --big-mb (10) MB doc is saved (PUT, then its lint),
+ *   2. the request loop: serves a temp folder with the real server (`node dist/cli/main.js
+ *      serve`, a subprocess; built first when dist/ is missing or older than the
+ *      sources) and, while a --big-mb (10) MB doc is saved (PUT, then its lint),
  *      exported as HTML and imported in a zip of --entries (10,000) files, polls
  *      GET /meta every 20 ms and prints the slowest answer (aim: under 100 ms); also the
  *      PUT of the small and large docs, and their ratio;
@@ -16,7 +17,17 @@
  * Options: --small N, --large N, --big-mb N, --entries N, --skip-scaling, --skip-server,
  *   --skip-memory, --idle-seconds N (5).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -129,6 +140,26 @@ function scaling(): void {
 
 // ------------------------------------------------------------------ server
 
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith(".ts")) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** The server runs from dist/ as users run it: built first when missing or older than the sources. */
+function ensureBuilt(): void {
+  const main = join(root, "dist", "cli", "main.js");
+  const sources = Math.max(...["cli", "core", "server"].map((d) => newestSource(join(root, d))));
+  if (existsSync(main) && statSync(main).mtimeMs >= sources) return;
+  log("building dist/ (npm run build) ...");
+  const r = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0 && !existsSync(main)) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
+}
+
 interface Served {
   child: Child;
   base: string;
@@ -141,7 +172,7 @@ async function serve(folder: string, databaseUrl?: string): Promise<Served> {
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const child = start(
     process.execPath,
-    ["--import", "tsx", join(root, "cli", "main.ts"), "serve", folder, "--port", String(port)],
+    [join(root, "dist", "cli", "main.js"), "serve", folder, "--port", String(port)],
     { cwd: root, env },
   );
   const base = `http://127.0.0.1:${port}/api/v1`;
@@ -157,11 +188,18 @@ async function whilePolling<T>(
   let done = false;
   let maxMs = 0;
   let polls = 0;
+  let failures = 0;
   const poller = (async () => {
     while (!done) {
       const t = performance.now();
-      const res = await fetch(`${base}/meta`);
-      await res.arrayBuffer();
+      try {
+        const res = await fetch(`${base}/meta`);
+        await res.arrayBuffer();
+      } catch (err) {
+        failures++;
+        if (failures === 1)
+          log(`GET /meta failed: ${err instanceof Error ? String(err.cause ?? err.message) : String(err)}`);
+      }
       maxMs = Math.max(maxMs, performance.now() - t);
       polls++;
       await new Promise((r) => setTimeout(r, 20));
@@ -329,12 +367,13 @@ async function memory(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), "bench-heavy-mem-"));
   try {
     generateCorpus(folder, 100);
-    out(
-      `\nResident memory of the server at idle (${IDLE_SECONDS} s after its first answer; 100 bundles, run from source with tsx)`,
-    );
-    log("serving on PGlite ...");
+    out(`\nResident memory of the server at idle (${IDLE_SECONDS} s after its first answer; 100 bundles)`);
+    log("serving on PGlite (a new data dir, then a restart) ...");
+    const fresh = await idleRss(folder);
     const pglite = await idleRss(folder);
-    out(`  PGlite (embedded)      ${pglite.toFixed(0)} MB`);
+    out(
+      `  PGlite (embedded)      ${fresh.toFixed(0)} MB on first start, ${pglite.toFixed(0)} MB after a restart`,
+    );
     const url = process.env.TEST_DATABASE_URL;
     if (url) {
       // A database of its own on that server, dropped afterwards, so tests sharing it are not disturbed.
@@ -369,6 +408,7 @@ process.once("SIGINT", () => {
 });
 try {
   if (!values["skip-scaling"]) scaling();
+  if (!values["skip-server"] || !values["skip-memory"]) ensureBuilt();
   if (!values["skip-server"]) await serverLoop();
   if (!values["skip-memory"]) await memory();
 } catch (err) {

@@ -304,5 +304,10 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       stage: f.stage,
       relaxed: f.relaxed,
     }));
-  for (let i = 0; i < rows.length; i += 500) await db.insert(findings).values(rows.slice(i, i + 500));
+  // Small batches, and a turn of the event loop between them: on the embedded database
+  // each insert runs on the request loop, and a large doc has thousands of findings.
+  for (let i = 0; i < rows.length; i += 100) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    await db.insert(findings).values(rows.slice(i, i + 100));
+  }
 }
