@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
-import { lintBundle } from "../core/lint/index.js";
+import { heavy } from "./heavy/pool.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
 import type { Db } from "./db/index.js";
 import { bundles, docs, findings, runs } from "./db/schema.js";
@@ -159,7 +159,11 @@ export class RunService {
     const t0 = performance.now();
     try {
       files = await this.store.snapshot(versionId);
-      result = lintBundle({ files, mainPath: doc.path, profiles: this.profiles.list() });
+      // A large doc is linted on a worker thread (server/heavy), off the request loop.
+      result = await heavy.run({
+        kind: "lint",
+        input: { files, mainPath: doc.path, profiles: this.profiles.list() },
+      });
     } catch (err) {
       const [row] = await this.db
         .insert(runs)
@@ -301,5 +305,10 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       stage: f.stage,
       relaxed: f.relaxed,
     }));
-  for (let i = 0; i < rows.length; i += 500) await db.insert(findings).values(rows.slice(i, i + 500));
+  // Small batches, and a turn of the event loop between them: on the embedded database
+  // each insert runs on the request loop, and a large doc has thousands of findings.
+  for (let i = 0; i < rows.length; i += 100) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    await db.insert(findings).values(rows.slice(i, i + 100));
+  }
 }

@@ -24,6 +24,22 @@ export interface Anchor {
 /** Characters of context kept on each side of a quote. */
 export const CONTEXT_CHARS = 32;
 
+/** `at`, moved back one when it would split a surrogate pair (an emoji): a lone half is not valid JSON text for Postgres. */
+function pairStart(text: string, at: number): number {
+  return at > 0 && (text.charCodeAt(at) & 0xfc00) === 0xdc00 && (text.charCodeAt(at - 1) & 0xfc00) === 0xd800
+    ? at - 1
+    : at;
+}
+
+/** `at` as an end, moved on one when it would split a surrogate pair. */
+function pairEnd(text: string, at: number): number {
+  return at < text.length &&
+    (text.charCodeAt(at) & 0xfc00) === 0xdc00 &&
+    (text.charCodeAt(at - 1) & 0xfc00) === 0xd800
+    ? at + 1
+    : at;
+}
+
 /** The anchor of the string range `[charStart, charEnd)` of `doc.text`. */
 export function anchorAt(doc: MarkdownDoc, file: string, charStart: number, charEnd: number): Anchor {
   const text = doc.text;
@@ -33,8 +49,8 @@ export function anchorAt(doc: MarkdownDoc, file: string, charStart: number, char
     file,
     heading_path: sectionAtChar(doc, s).heading_path,
     quote: text.slice(s, e),
-    prefix: text.slice(Math.max(0, s - CONTEXT_CHARS), s),
-    suffix: text.slice(e, e + CONTEXT_CHARS),
+    prefix: text.slice(pairStart(text, Math.max(0, s - CONTEXT_CHARS)), s),
+    suffix: text.slice(e, pairEnd(text, Math.min(text.length, e + CONTEXT_CHARS))),
     start: doc.index.byteOf(s),
     end: doc.index.byteOf(e),
   };

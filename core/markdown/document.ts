@@ -215,6 +215,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
   const collectLinks = (inline: Token, cs: number, ce: number) => {
     if (!inline.children) return;
     let cursor = cs;
+    let own: string | undefined;
     for (const child of inline.children) {
       let kind: "link" | "image";
       let value: unknown;
@@ -227,9 +228,15 @@ export function parseMarkdown(text: string): MarkdownDoc {
       } else continue;
       if (typeof value !== "string") continue;
       const href = value;
-      let at = href === "" ? -1 : text.indexOf(href, cursor);
-      if (at < 0 || at + href.length > ce) at = -1;
-      const lineEnd = text.indexOf("\n", cs);
+      // Search the block's own text only: a reference link's destination sits in its
+      // definition, maybe at the far end of the doc, and scanning there for every link
+      // would make parsing quadratic.
+      own ??= text.slice(cs, ce);
+      let at = href === "" || cursor >= ce ? -1 : own.indexOf(href, cursor - cs);
+      if (at >= 0) at += cs;
+      const nextLine = index.lineOfChar(cs) + 1;
+      // Where the block's first line ends (its newline), or -1 on the last line.
+      const lineEnd = nextLine < index.lineCount ? index.charOfLine(nextLine) - 1 : -1;
       const charStart = at < 0 ? cs : at;
       const charEnd = at < 0 ? (lineEnd < 0 || lineEnd > ce ? ce : lineEnd) : at + href.length;
       if (at >= 0) cursor = charEnd;

@@ -100,12 +100,27 @@ export class TextIndex {
     return line < this.lineByteStarts.length ? this.lineByteStarts[line]! : this.byteLength;
   }
 
+  /** Last conversion done by byteOf (string index and its byte), to walk on from within one line. */
+  private lastChar = 0;
+  private lastByte = 0;
+
   /** UTF-8 byte offset of a string index. */
   byteOf(charIndex: number): number {
     const i = Math.max(0, Math.min(charIndex, this.text.length));
     if (this.ascii) return i;
     const line = this.lineOfChar(i);
-    return this.lineByteStarts[line]! + utf8Length(this.text, this.lineStarts[line], i);
+    const lineStart = this.lineStarts[line]!;
+    // Lookups come mostly in document order: on a long line (a minified table, a doc
+    // with no line breaks) walk on from the previous answer instead of from the line's
+    // start, so many lookups on one line stay linear.
+    let byte: number;
+    const last = this.lastChar;
+    if (last > lineStart && last <= i && (this.text.charCodeAt(last) & 0xfc00) !== 0xdc00)
+      byte = this.lastByte + utf8Length(this.text, last, i);
+    else byte = this.lineByteStarts[line]! + utf8Length(this.text, lineStart, i);
+    this.lastChar = i;
+    this.lastByte = byte;
+    return byte;
   }
 
   /** String index of a UTF-8 byte offset (a byte inside a character maps to that character's start). */

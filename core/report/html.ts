@@ -208,23 +208,51 @@ function markFindings(
   const re = /<[a-z][a-z0-9]*\b[^>]*?\sdata-source-start="(\d+)"\s+data-source-end="(\d+)"[^>]*>/g;
   for (let m = re.exec(html); m; m = re.exec(html))
     blocks.push({ at: m.index, tagEnd: m.index + m[0].length, start: Number(m[1]), end: Number(m[2]) });
+  // Blocks sorted by where their source starts (page order among equal starts); each
+  // block's parent is the nearest earlier one whose range holds it. The innermost block
+  // holding a position is then the last block starting at or before it, or one of that
+  // block's ancestors: a binary search and a short walk up, so marking stays linear in
+  // the size of the page (footnotes shown at the end may come from anywhere).
+  const sorted = blocks.map((_, i) => i);
+  sorted.sort((x, y) => blocks[x]!.start - blocks[y]!.start || x - y);
+  const parent = new Int32Array(sorted.length).fill(-1);
+  const open: number[] = [];
+  for (let k = 0; k < sorted.length; k++) {
+    const b = blocks[sorted[k]!]!;
+    while (open.length > 0) {
+      const top = blocks[sorted[open[open.length - 1]!]!]!;
+      if (b.end <= top.end) break;
+      open.pop();
+    }
+    if (open.length > 0) parent[k] = open[open.length - 1]!;
+    open.push(k);
+  }
+  const holds = (b: Block, at: number) =>
+    b.start <= at && (at < b.end || (at === b.end && b.start === b.end));
+  const innermost = (at: number): number => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (blocks[sorted[mid]!]!.start <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo - 1; k >= 0; k = parent[k]!) if (holds(blocks[sorted[k]!]!, at)) return sorted[k]!;
+    return -1;
+  };
   const byBlock = new Map<number, ReportFinding[]>();
   const targets = new Map<string, string>();
   for (const f of findings) {
     if (!f.anchor || f.anchor.file !== docPath) continue;
-    const { start } = f.anchor;
-    let best = -1;
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      if (b.start <= start && (start < b.end || (start === b.end && b.start === b.end))) {
-        if (best < 0 || b.end - b.start <= blocks[best]!.end - blocks[best]!.start) best = i;
-      }
-    }
+    const best = innermost(f.anchor.start);
     if (best < 0) continue;
-    byBlock.set(best, [...(byBlock.get(best) ?? []), f]);
+    let list = byBlock.get(best);
+    if (!list) byBlock.set(best, (list = []));
+    list.push(f);
     targets.set(f.id, `src-${blocks[best]!.start}-${best}`);
   }
-  // Edit from the end so earlier offsets stay valid.
+  // Edits are applied in one forward pass: sorted by position, insertions before a
+  // replaced tag at the same place, otherwise in the order they were made.
   const edits: Array<{ at: number; remove: number; insert: string }> = [];
   for (const [i, list] of byBlock) {
     const b = blocks[i]!;
@@ -257,10 +285,17 @@ function markFindings(
       }
     }
   }
-  edits.sort((a, b) => b.at - a.at || a.remove - b.remove);
-  let out = html;
-  for (const e of edits) out = out.slice(0, e.at) + e.insert + out.slice(e.at + e.remove);
-  return { html: out, targets };
+  const order = edits.map((e, i) => ({ e, i }));
+  order.sort((x, y) => x.e.at - y.e.at || x.e.remove - y.e.remove || x.i - y.i);
+  const parts: string[] = [];
+  let from = 0;
+  for (const { e } of order) {
+    if (e.at < from) continue; // would cut into text already replaced
+    parts.push(html.slice(from, e.at), e.insert);
+    from = e.at + e.remove;
+  }
+  parts.push(html.slice(from));
+  return { html: parts.join(""), targets };
 }
 
 function findingItem(f: ReportFinding, target: string | undefined): string {

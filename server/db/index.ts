@@ -2,6 +2,7 @@
  * Opening the database: embedded PGlite (a data directory, or in memory for tests)
  * or a Postgres server from a URL. Migrations run on open.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema.js";
@@ -35,7 +36,19 @@ export async function openDatabase(url: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  const client = url === "memory://" ? new PGlite() : new PGlite(url);
+  // Memory (docs/performance.md): Postgres's shared buffers live in PGlite's WASM memory,
+  // which never shrinks; 16 MB is plenty for what the service keeps. Durability is untouched.
+  const options = {
+    postgresqlconf: "shared_buffers = 16MB\nwork_mem = 2MB\nmaintenance_work_mem = 16MB\ntemp_buffers = 2MB",
+  };
+  if (url !== "memory://" && !existsSync(join(url, "PG_VERSION"))) {
+    // A new data dir is made by initdb, whose memory (about 0.4 GB) stays with that
+    // instance: close it and open the dir again, so the server does not keep it at idle.
+    const first = new PGlite(url, options);
+    await first.waitReady;
+    await first.close();
+  }
+  const client = url === "memory://" ? new PGlite(options) : new PGlite(url, options);
   await client.waitReady;
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: migrationsFolder() });

@@ -3,11 +3,10 @@
  * findings and assumptions, and answers the report of core/report/html.ts.
  */
 import type { Context } from "hono";
-import { assumptions, decodeText } from "../../core/lint/index.js";
-import { parseMarkdown } from "../../core/markdown/document.js";
-import { renderReport, type ReportFinding } from "../../core/report/html.js";
+import type { ReportFinding } from "../../core/report/html.js";
 import { ValidationError } from "../errors.js";
 import { deps, type Env } from "../http.js";
+import { heavy } from "../heavy/pool.js";
 import { docVerdict } from "../runs.js";
 import { findingOfRow } from "../findings.js";
 import { mediaType } from "../routes/docs/media.js";
@@ -34,7 +33,7 @@ export async function htmlReport(
       );
   }
   const files = await store.snapshot(head.id);
-  const { text } = decodeText(files.get(row.d.path) ?? new Uint8Array());
+  const bytes = files.get(row.d.path) ?? new Uint8Array();
   const run = (await runs.latestRuns([docId])).get(docId);
   const verdict = docVerdict(run, head.number);
   // Findings of a run on another version would point at text that moved: show them only when current.
@@ -44,30 +43,29 @@ export async function htmlReport(
     return { ...f, ...(anchor ? { anchor } : {}) };
   });
   const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
-  for (const [path, bytes] of files)
-    if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, bytes), bytes });
+  for (const [path, data] of files)
+    if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, data), bytes: data });
   const profile = profiles.get(row.d.profileKey);
-  const docTitle = parseMarkdown(text).frontmatter.data["title"];
-  const html = renderReport({
-    title: typeof docTitle === "string" && docTitle.trim() !== "" ? docTitle : row.b.title,
-    slug: row.b.slug,
-    profile: {
-      key: row.d.profileKey,
-      ...(profile
-        ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) }
-        : {}),
+  // Parsing and rendering a large doc takes seconds: on a worker thread then (server/heavy).
+  const html = await heavy.run({
+    kind: "report",
+    report: {
+      bytes,
+      fallbackTitle: row.b.title,
+      slug: row.b.slug,
+      profile: {
+        key: row.d.profileKey,
+        ...(profile
+          ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) }
+          : {}),
+      },
+      path: row.d.path,
+      version: head,
+      ...(verdict ? { verdict } : {}),
+      findings,
+      images,
+      generatedAt: clock.now().toISOString(),
     },
-    path: row.d.path,
-    version: head,
-    ...(verdict ? { verdict } : {}),
-    findings,
-    assumptions: assumptions(parseMarkdown(text), row.d.path).map((a) => ({
-      text: a.text,
-      heading_path: a.anchor.heading_path,
-    })),
-    markdown: text,
-    images,
-    generatedAt: clock.now().toISOString(),
   });
   const name = `${row.b.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
   return new Response(html, {

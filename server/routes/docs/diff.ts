@@ -1,5 +1,5 @@
 /** Comparing two versions of a bundle: by file, and by section of the main doc. */
-import { structuredPatch, createTwoFilesPatch } from "diff";
+import { lineChangeCounts, lineHunks, twoFilesPatch } from "../../../core/diff/lines.js";
 import { parseMarkdown, sectionTexts } from "../../../core/markdown/document.js";
 
 export interface FileDiff {
@@ -32,17 +32,8 @@ export function asText(bytes: Uint8Array | undefined): string | null {
   }
 }
 
-function counts(a: string, b: string): { additions: number; deletions: number } {
-  const p = structuredPatch("a", "b", a, b, "", "", { context: 0 });
-  let additions = 0;
-  let deletions = 0;
-  for (const h of p.hunks)
-    for (const l of h.lines) {
-      if (l.startsWith("+")) additions++;
-      else if (l.startsWith("-")) deletions++;
-    }
-  return { additions, deletions };
-}
+/** Lines added and removed (near-linear on long docs: see core/diff/lines.ts). */
+const counts = lineChangeCounts;
 
 export function diffFiles(from: Map<string, Uint8Array>, to: Map<string, Uint8Array>): FileDiff[] {
   const paths = [...new Set([...from.keys(), ...to.keys()])].sort();
@@ -63,17 +54,7 @@ export function diffFiles(from: Map<string, Uint8Array>, to: Map<string, Uint8Ar
       change,
       binary: false,
       ...counts(ta, tb),
-      patch: createTwoFilesPatch(
-        a ? `a/${path}` : "/dev/null",
-        b ? `b/${path}` : "/dev/null",
-        ta,
-        tb,
-        "",
-        "",
-        {
-          context: 3,
-        },
-      ),
+      patch: twoFilesPatch(a ? `a/${path}` : "/dev/null", b ? `b/${path}` : "/dev/null", ta, tb, 3),
     });
   }
   return out;
@@ -90,8 +71,8 @@ export function diffSections(from: string, to: string): SectionDiff[] {
       heading_path,
       change,
       ...counts(a, b),
-      patch: structuredPatch("before", "after", a, b, "", "", { context: 2 })
-        .hunks.map((h) =>
+      patch: lineHunks(a, b, 2)
+        .map((h) =>
           [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join("\n"),
         )
         .join("\n"),

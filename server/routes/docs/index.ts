@@ -12,6 +12,7 @@ import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { asText, diffFiles, diffSections } from "./diff.js";
 import { VersionRef } from "../../schemas/params.js";
+import { heavy } from "../../heavy/pool.js";
 import { isText, mediaType } from "./media.js";
 import type { Context } from "hono";
 import type { Env } from "../../http.js";
@@ -347,18 +348,9 @@ export default function docRoutes() {
             : to;
       const [a, b] = await Promise.all([store.snapshot(from.id), store.snapshot(to.id)]);
       const mainDoc = (await store.docRow(docId)).d.path;
-      const ta = asText(a.get(mainDoc));
-      const tb = asText(b.get(mainDoc));
-      return c.json(
-        {
-          from,
-          to,
-          files: diffFiles(a, b),
-          main_doc: mainDoc,
-          sections: ta !== null && tb !== null && ta !== tb ? diffSections(ta, tb) : [],
-        },
-        200,
-      );
+      // On a worker thread when the doc is large (server/heavy).
+      const { files, sections } = await heavy.run({ kind: "diff", from: a, to: b, mainDoc });
+      return c.json({ from, to, files, main_doc: mainDoc, sections }, 200);
     },
   );
 

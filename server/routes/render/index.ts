@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { renderMarkdown } from "../../../core/render/html.js";
+import { heavy } from "../../heavy/pool.js";
 import { createRouter, errorResponses, jsonBody, jsonResponse } from "../../http.js";
 
 const RenderBody = z
@@ -31,7 +31,8 @@ export default function renderRoutes() {
       request: { body: jsonBody(RenderBody) },
       responses: { 200: jsonResponse(RenderResult, "The HTML"), ...errorResponses },
     }),
-    (c) => c.json({ html: renderMarkdown(c.req.valid("json").markdown) }, 200),
+    // A large text renders on a worker thread, so other requests keep being answered.
+    async (c) => c.json({ html: await heavy.renderMarkdown(c.req.valid("json").markdown) }, 200),
   );
   return r;
 }

@@ -1,0 +1,419 @@
+/**
+ * npm run bench:heavy
+ *
+ * Heavy work on large docs, in one run:
+ *   1. scaling: times render, the HTML report (export), lint and the version diff on
+ *      generated docs of --small (2,000) and --large (20,000) sections, in this process,
+ *      and prints each ratio (linear is about 10x; the aim is 15x at most);
+ *   2. the request loop: serves a temp folder with the real server (`node dist/cli/main.js
+ *      serve`, a subprocess; built first when dist/ is missing or older than the
+ *      sources) and, while a --big-mb (10) MB doc is saved (PUT, then its lint),
+ *      exported as HTML and imported in a zip of --entries (10,000) files, polls
+ *      GET /meta every 20 ms and prints the slowest answer (aim: under 100 ms); also the
+ *      PUT of the small and large docs, and their ratio;
+ *   3. memory: the server's resident memory at idle on a served folder, with the embedded
+ *      PGlite and, when TEST_DATABASE_URL is set, with Postgres.
+ *
+ * Options: --small N, --large N, --big-mb N, --entries N, --skip-scaling, --skip-server,
+ *   --skip-memory, --idle-seconds N (5).
+ */
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { zipSync } from "fflate";
+import { loadProfileLayersCached } from "../node/profiles.js";
+import { builtinProfilesDir } from "../node/package.js";
+import { lintBundle } from "../core/lint/index.js";
+import { renderMarkdown } from "../core/render/html.js";
+import { reportHtml, versionDiff } from "../server/heavy/tasks.js";
+import { packageRoot } from "../server/paths.js";
+import { bigDoc, editDoc } from "./lib/bigdoc.js";
+import { generateCorpus } from "./lib/corpus.js";
+import { freePort, killAll, start, stop, waitFor200, type Child } from "./lib/proc.js";
+
+const { values } = parseArgs({
+  options: {
+    small: { type: "string", default: "2000" },
+    large: { type: "string", default: "20000" },
+    "big-mb": { type: "string", default: "10" },
+    entries: { type: "string", default: "10000" },
+    "idle-seconds": { type: "string", default: "5" },
+    "skip-scaling": { type: "boolean", default: false },
+    "skip-server": { type: "boolean", default: false },
+    "skip-memory": { type: "boolean", default: false },
+  },
+});
+const SMALL = Number(values.small);
+const LARGE = Number(values.large);
+const BIG_MB = Number(values["big-mb"]);
+const ENTRIES = Number(values.entries);
+const IDLE_SECONDS = Number(values["idle-seconds"]);
+for (const [name, v] of [
+  ["--small", SMALL],
+  ["--large", LARGE],
+  ["--big-mb", BIG_MB],
+  ["--entries", ENTRIES],
+  ["--idle-seconds", IDLE_SECONDS],
+] as const)
+  if (!Number.isInteger(v) || v < 1) {
+    process.stderr.write(`bench:heavy: ${name} must be a whole number of at least 1\n`);
+    process.exit(2);
+  }
+
+const root = packageRoot();
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const ms = (n: number) => `${n >= 100 ? n.toFixed(0) : n.toFixed(1)} ms`;
+const pad = (s: string, n: number) => s.padEnd(n);
+const padl = (s: string, n: number) => s.padStart(n);
+
+// ----------------------------------------------------------------- scaling
+
+function time<T>(f: () => T): { ms: number; value: T } {
+  const t = performance.now();
+  const value = f();
+  return { ms: performance.now() - t, value };
+}
+
+function scaling(): void {
+  const { profiles } = loadProfileLayersCached([{ dir: builtinProfilesDir(), origin: "built-in" }]);
+  const docs = [SMALL, LARGE].map((sections) => {
+    const text = bigDoc({ sections });
+    return { sections, text, bytes: Buffer.from(text), next: Buffer.from(editDoc(text)) };
+  });
+  // Warm up the JIT on a small doc, so the first figure is not the compiler's.
+  const warm = bigDoc({ sections: 200 });
+  renderMarkdown(warm);
+  lintBundle({ files: new Map([["spec.md", warm]]), mainPath: "spec.md", profiles });
+  const ops: Array<{ name: string; run: (d: (typeof docs)[number]) => unknown }> = [
+    { name: "render (POST /render)", run: (d) => renderMarkdown(d.text) },
+    {
+      name: "lint (each save)",
+      run: (d) => lintBundle({ files: new Map([["spec.md", d.bytes]]), mainPath: "spec.md", profiles }),
+    },
+    {
+      name: "export (HTML report)",
+      run: (d) => {
+        const lint = lintBundle({ files: new Map([["spec.md", d.bytes]]), mainPath: "spec.md", profiles });
+        return reportHtml({
+          bytes: d.bytes,
+          fallbackTitle: "bench",
+          slug: "bench",
+          profile: { key: lint.profile_key },
+          path: "spec.md",
+          version: { number: 1, created_at: new Date().toISOString(), created_by: "bench", message: "" },
+          findings: lint.findings.map((f) => ({ ...f })),
+          generatedAt: new Date().toISOString(),
+        });
+      },
+    },
+    {
+      name: "diff (GET /diff)",
+      run: (d) => versionDiff(new Map([["spec.md", d.bytes]]), new Map([["spec.md", d.next]]), "spec.md"),
+    },
+  ];
+  out(`\nScaling: generated docs of ${SMALL} and ${LARGE} sections`);
+  out(
+    `  (${(docs[0]!.bytes.length / 1e6).toFixed(2)} MB and ${(docs[1]!.bytes.length / 1e6).toFixed(2)} MB; linear is ${(LARGE / SMALL).toFixed(0)}x, aim: at most ${((LARGE / SMALL) * 1.5).toFixed(0)}x)`,
+  );
+  out(`  ${pad("operation", 24)}${padl(`${SMALL}`, 12)}${padl(`${LARGE}`, 12)}${padl("ratio", 9)}`);
+  for (const op of ops) {
+    log(`timing ${op.name} ...`);
+    const small = time(() => op.run(docs[0]!)).ms;
+    const large = time(() => op.run(docs[1]!)).ms;
+    out(
+      `  ${pad(op.name, 24)}${padl(ms(small), 12)}${padl(ms(large), 12)}${padl(`${(large / small).toFixed(1)}x`, 9)}`,
+    );
+  }
+}
+
+// ------------------------------------------------------------------ server
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith(".ts")) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** The server runs from dist/ as users run it: built first when missing or older than the sources. */
+function ensureBuilt(): void {
+  const main = join(root, "dist", "cli", "main.js");
+  const sources = Math.max(...["cli", "core", "server"].map((d) => newestSource(join(root, d))));
+  if (existsSync(main) && statSync(main).mtimeMs >= sources) return;
+  log("building dist/ (npm run build) ...");
+  const r = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0 && !existsSync(main)) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
+}
+
+interface Served {
+  child: Child;
+  base: string;
+}
+
+async function serve(folder: string, databaseUrl?: string): Promise<Served> {
+  const port = await freePort();
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const child = start(
+    process.execPath,
+    [join(root, "dist", "cli", "main.js"), "serve", folder, "--port", String(port)],
+    { cwd: root, env },
+  );
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  await waitFor200(`${base}/meta`, child, performance.now(), 300_000);
+  return { child, base };
+}
+
+/** Polls GET /meta every 20 ms while `work` runs; the slowest answer and how many were asked. */
+async function whilePolling<T>(
+  base: string,
+  work: () => Promise<T>,
+): Promise<{ value: T; maxMs: number; polls: number; ms: number }> {
+  let done = false;
+  let maxMs = 0;
+  let polls = 0;
+  let failures = 0;
+  const poller = (async () => {
+    while (!done) {
+      const t = performance.now();
+      try {
+        const res = await fetch(`${base}/meta`);
+        await res.arrayBuffer();
+      } catch (err) {
+        failures++;
+        if (failures === 1)
+          log(`GET /meta failed: ${err instanceof Error ? String(err.cause ?? err.message) : String(err)}`);
+      }
+      maxMs = Math.max(maxMs, performance.now() - t);
+      polls++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const t0 = performance.now();
+  try {
+    const value = await work();
+    return { value, maxMs, polls, ms: performance.now() - t0 };
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+async function json<T>(res: Promise<Response>): Promise<T> {
+  const r = await res;
+  const body = await r.text();
+  if (!r.ok) throw new Error(`HTTP ${r.status}: ${body.slice(0, 500)}`);
+  return JSON.parse(body) as T;
+}
+
+interface DocRef {
+  id: string;
+  current_version: { id: string; number: number };
+}
+
+async function lintDone(base: string, docId: string, versionNumber: number): Promise<void> {
+  const deadline = performance.now() + 1_800_000;
+  while (performance.now() < deadline) {
+    const runs = await json<{ items: Array<{ kind: string; status: string; version_number: number }> }>(
+      fetch(`${base}/docs/${docId}/runs`),
+    );
+    if (
+      runs.items.some(
+        (r) =>
+          r.kind === "lint" &&
+          r.version_number >= versionNumber &&
+          r.status !== "queued" &&
+          r.status !== "running",
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the lint run did not finish within 30 minutes");
+}
+
+async function serverLoop(): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), "bench-heavy-"));
+  let served: Served | undefined;
+  try {
+    mkdirSync(join(folder, "big"));
+    writeFileSync(join(folder, "big", "spec.md"), "---\ntype: prd\n---\n# Big\n\nStarts small.\n");
+    log("starting the server ...");
+    served = await serve(folder);
+    const { base } = served;
+    const bundles = await json<{ items: Array<{ docs: DocRef[] }> }>(fetch(`${base}/bundles`));
+    const doc = bundles.items[0]!.docs[0]!;
+    let versionId = doc.current_version.id;
+    const put = async (text: string) => {
+      const r = await json<{ version: { id: string; number: number } }>(
+        fetch(`${base}/docs/${doc.id}/files/content?path=spec.md&base_version=${versionId}`, {
+          method: "PUT",
+          headers: { "content-type": "application/octet-stream" },
+          body: Buffer.from(text),
+        }),
+      );
+      versionId = r.version.id;
+      return r.version.number;
+    };
+    // Warm up the server's paths and its worker threads.
+    await lintDone(base, doc.id, await put(bigDoc({ sections: 300, seed: 1 })));
+
+    out("\nSaves (PUT /files/content: the answer, then the lint of the new version)");
+    const saveTimes: number[] = [];
+    for (const sections of [SMALL, LARGE]) {
+      const text = bigDoc({ sections, seed: sections });
+      let number = 0;
+      const r = await whilePolling(base, async () => {
+        const t = performance.now();
+        number = await put(text);
+        const answered = performance.now() - t;
+        await lintDone(base, doc.id, number);
+        return answered;
+      });
+      saveTimes.push(r.value);
+      out(
+        `  ${pad(`${sections} sections`, 18)} PUT ${padl(ms(r.value), 10)}   with its lint ${padl(ms(r.ms), 10)}   GET /meta max ${ms(r.maxMs)}`,
+      );
+    }
+    out(`  PUT ratio ${(saveTimes[1]! / saveTimes[0]!).toFixed(1)}x (linear ${(LARGE / SMALL).toFixed(0)}x)`);
+
+    // A doc just under --big-mb MB.
+    let sections = Math.round((BIG_MB * 1e6) / 100);
+    let big = bigDoc({ sections });
+    while (Buffer.byteLength(big) > BIG_MB * 1024 * 1024 - 1024)
+      big = bigDoc({ sections: (sections = Math.round(sections * 0.95)) });
+    const mb = (Buffer.byteLength(big) / 1e6).toFixed(1);
+    out(
+      `\nThe request loop while a ${mb} MB doc (${sections} sections) is worked on (GET /meta every 20 ms; aim: under 100 ms)`,
+    );
+    log(`saving the ${mb} MB doc ...`);
+    const save = await whilePolling(base, async () => {
+      const number = await put(big);
+      await lintDone(base, doc.id, number);
+    });
+    out(
+      `  ${pad("PUT, then its lint", 34)}${padl(ms(save.ms), 12)}   GET /meta max ${padl(ms(save.maxMs), 9)} (${save.polls} answers)`,
+    );
+    log("exporting it as HTML ...");
+    const exp = await whilePolling(base, async () => {
+      const r = await fetch(`${base}/docs/${doc.id}/export?format=html`);
+      const body = await r.arrayBuffer();
+      if (!r.ok) throw new Error(`export: HTTP ${r.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+      return body.byteLength;
+    });
+    out(
+      `  ${pad(`GET /export?format=html (${(exp.value / 1e6).toFixed(1)} MB)`, 34)}${padl(ms(exp.ms), 12)}   GET /meta max ${padl(ms(exp.maxMs), 9)} (${exp.polls} answers)`,
+    );
+    log(`importing it in a zip of ${ENTRIES} files ...`);
+    const files: Record<string, Uint8Array> = { "spec.md": Buffer.from(big) };
+    for (let i = 1; i < ENTRIES; i++)
+      files[`notes/n${String(i).padStart(5, "0")}.txt`] = Buffer.from(`note ${i}\n`);
+    const zip = zipSync(files, { level: 1 });
+    const imp = await whilePolling(base, async () => {
+      const form = new FormData();
+      form.set("file", new Blob([zip], { type: "application/zip" }), "big-import.zip");
+      form.set("name", "big-import");
+      const r = await fetch(`${base}/bundles/import`, { method: "POST", body: form });
+      const body = await r.text();
+      if (r.status !== 201) throw new Error(`import: HTTP ${r.status}: ${body.slice(0, 300)}`);
+      const items = (JSON.parse(body) as { items: Array<{ docs: DocRef[] }> }).items;
+      for (const it of items) for (const d of it.docs) await lintDone(base, d.id, d.current_version.number);
+    });
+    out(
+      `  ${pad(`POST /bundles/import (${ENTRIES} files)`, 34)}${padl(ms(imp.ms), 12)}   GET /meta max ${padl(ms(imp.maxMs), 9)} (${imp.polls} answers)`,
+    );
+  } finally {
+    if (served) await stop(served.child, 60_000);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------ memory
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0");
+  return kb / 1024;
+}
+
+async function idleRss(folder: string, databaseUrl?: string): Promise<number> {
+  const served = await serve(folder, databaseUrl);
+  try {
+    await json(fetch(`${served.base}/bundles?limit=500`));
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    return rssMb(served.child.proc.pid!);
+  } finally {
+    await stop(served.child, 60_000);
+  }
+}
+
+async function memory(): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), "bench-heavy-mem-"));
+  try {
+    generateCorpus(folder, 100);
+    out(`\nResident memory of the server at idle (${IDLE_SECONDS} s after its first answer; 100 bundles)`);
+    log("serving on PGlite (a new data dir, then a restart) ...");
+    const fresh = await idleRss(folder);
+    const pglite = await idleRss(folder);
+    out(
+      `  PGlite (embedded)      ${fresh.toFixed(0)} MB on first start, ${pglite.toFixed(0)} MB after a restart`,
+    );
+    const url = process.env.TEST_DATABASE_URL;
+    if (url) {
+      // A database of its own on that server, dropped afterwards, so tests sharing it are not disturbed.
+      const { default: postgres } = await import("postgres");
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      const name = `bench_heavy_${process.pid}`;
+      await admin.unsafe(`create database ${name}`);
+      try {
+        log("serving on Postgres ...");
+        const target = new URL(url);
+        target.pathname = `/${name}`;
+        rmSync(join(folder, ".spec-review"), { recursive: true, force: true });
+        const pg = await idleRss(folder, target.href);
+        out(
+          `  Postgres (server process only) ${pg.toFixed(0)} MB   (PGlite / Postgres: ${(pglite / pg).toFixed(1)}x)`,
+        );
+      } finally {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end({ timeout: 5 });
+      }
+    } else out("  Postgres: set TEST_DATABASE_URL to compare");
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+// -------------------------------------------------------------------- main
+
+process.once("SIGINT", () => {
+  killAll();
+  process.exit(130);
+});
+try {
+  if (!values["skip-scaling"]) scaling();
+  if (!values["skip-server"] || !values["skip-memory"]) ensureBuilt();
+  if (!values["skip-server"]) await serverLoop();
+  if (!values["skip-memory"]) await memory();
+} catch (err) {
+  killAll();
+  log(`bench:heavy failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exit(1);
+}

@@ -1,0 +1,21 @@
+/** Worker thread of the heavy pool (pool.ts): runs one task at a time and answers its result. */
+import { parentPort } from "node:worker_threads";
+import { runTask, type HeavyTask } from "./tasks.js";
+
+export interface HeavyRequest {
+  id: number;
+  task: HeavyTask;
+}
+
+export type HeavyResponse =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+parentPort?.on("message", (req: HeavyRequest) => {
+  let response: HeavyResponse;
+  try {
+    response = { id: req.id, ok: true, value: runTask(req.task) };
+  } catch (err) {
+    response = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort?.postMessage(response);
+});
