@@ -5,6 +5,7 @@
  * all reported as findings.
  */
 import { anchorAt, type Anchor } from "../anchor/anchor.js";
+import { safeText } from "../anchor/safe-text.js";
 import { classifyMarkdown } from "../bundle/discover.js";
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
 import { frontmatterType } from "../markdown/frontmatter.js";
@@ -123,7 +124,7 @@ function assignIds(findings: Finding[]): void {
 /** The sentences opening with `Assumption:`, anchored. */
 export function assumptions(doc: MarkdownDoc, file: string): Assumption[] {
   return findAssumptions(doc).map((a) => ({
-    text: a.text,
+    text: safeText(a.text),
     anchor: anchorAt(doc, file, a.charStart, a.charEnd),
   }));
 }
@@ -260,6 +261,11 @@ export function lintDoc(
     }
   });
 
+  // Nothing a file holds may keep a run from being stored: anchors are already safe.
+  for (const f of findings) {
+    f.message = safeText(f.message);
+    f.category = safeText(f.category);
+  }
   findings.sort(
     (a, b) => a.anchor.start - b.anchor.start || order.get(a)! - order.get(b)! || a.anchor.end - b.anchor.end,
   );
