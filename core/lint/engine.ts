@@ -15,7 +15,14 @@ import { findAssumptions } from "./checks/assumptions.js";
 import { checkKind } from "./checks/index.js";
 import { docAnchorRange } from "./helpers.js";
 import { stableId } from "./ids.js";
-import { lowerLevel, type CheckContext, type Finding, type FindingInput, type Level } from "./types.js";
+import {
+  lowerLevel,
+  type CheckContext,
+  type Finding,
+  type FindingInput,
+  type Level,
+  type RepoView,
+} from "./types.js";
 
 export interface LintInput {
   /** Files of the bundle by bundle-relative posix path. Only the main doc's content is read; the keys tell links what exists. */
@@ -26,6 +33,13 @@ export interface LintInput {
   profile?: Profile;
   /** Known profiles, for resolving `type` and guessing. */
   profiles?: readonly Profile[];
+  /**
+   * Reads another file of the bundle (a sibling metadata file such as `kep.yaml`) when
+   * `files` holds only names (an empty string as content). Bundle-relative posix path.
+   */
+  readFile?: (path: string) => Uint8Array | string | undefined;
+  /** The repository around the bundle: links that leave the bundle are resolved there instead of being left unjudged. */
+  repo?: RepoView;
 }
 
 export interface Adopt {
@@ -217,6 +231,21 @@ export function lintDoc(
     );
 
   const files = new Set(input.files.keys());
+  const readCache = new Map<string, string | undefined>();
+  const readFile = (path: string): string | undefined => {
+    if (readCache.has(path)) return readCache.get(path);
+    let content: Uint8Array | string | undefined = input.files.get(path);
+    if ((content === undefined || content === "") && input.readFile) {
+      try {
+        content = input.readFile(path) ?? content;
+      } catch {
+        content = undefined;
+      }
+    }
+    const text = content === undefined ? undefined : decodeText(content).text;
+    readCache.set(path, text);
+    return text;
+  };
   profile.checks.forEach((entry, position) => {
     if (skip.has(entry.slug)) return;
     const kind = checkKind(entry.kind);
@@ -235,6 +264,8 @@ export function lintDoc(
       doc,
       file,
       files,
+      readFile,
+      ...(input.repo ? { repo: input.repo } : {}),
       params: params.value,
       profile: profile,
       size,

@@ -35,5 +35,6 @@ export {
   type CheckKind,
   type CheckContext,
   type FindingInput,
+  type RepoView,
 } from "./types.js";
 export { stableId } from "./ids.js";

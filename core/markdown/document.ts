@@ -10,6 +10,7 @@
  * included), as the API speaks (contract 2.7). Every `charStart`/`charEnd` is the
  * matching JavaScript string index into `doc.text`. Lines are 1-based.
  */
+import GithubSlugger, { slug as githubSlug } from "github-slugger";
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as MarkdownItParser, Token } from "markdown-it";
 import { parseFrontmatter, splitFrontmatter, type Frontmatter } from "./frontmatter.js";
@@ -132,13 +133,18 @@ function inlinePlain(token: Token | undefined): string {
   return out.replace(/\s+/g, " ").trim();
 }
 
-/** GitHub-style heading slug. */
+/** GitHub's heading slug (github-slugger: the rules github.com uses), without de-duplication. */
 export function headingSlug(title: string): string {
-  return title
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .trim()
-    .replace(/\s/g, "-");
+  return githubSlug(title);
+}
+
+/** Where a reference definition (`[label]: href`) writes a destination, or -1. */
+function definitionOf(text: string, href: string): number {
+  for (let at = text.indexOf(href); at >= 0; at = text.indexOf(href, at + 1)) {
+    const before = text.slice(Math.max(0, at - 200), at);
+    if (/(?:^|\n)[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?$/.test(before)) return at;
+  }
+  return -1;
 }
 
 function isSpace(c: number): boolean {
@@ -180,7 +186,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
   const sections: Section[] = [root];
   const blocks: Block[] = [];
   const links: MarkdownLink[] = [];
-  const slugCount = new Map<string, number>();
+  const slugger = new GithubSlugger();
   // Open sections, outermost first.
   const stack: Section[] = [root];
   let listDepth = 0;
@@ -228,11 +234,11 @@ export function parseMarkdown(text: string): MarkdownDoc {
       if (typeof value !== "string") continue;
       const href = value;
       let at = href === "" ? -1 : text.indexOf(href, cursor);
-      if (at < 0 || at + href.length > ce) at = -1;
+      if (at < 0 || at + href.length > ce) at = href === "" ? -1 : definitionOf(text, href);
       const lineEnd = text.indexOf("\n", cs);
       const charStart = at < 0 ? cs : at;
       const charEnd = at < 0 ? (lineEnd < 0 || lineEnd > ce ? ce : lineEnd) : at + href.length;
-      if (at >= 0) cursor = charEnd;
+      if (at >= cs && at <= ce) cursor = charEnd;
       links.push({
         kind,
         href,
@@ -262,10 +268,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
           }
           const parent = stack[stack.length - 1]!;
           if (parent.ownCharEnd === text.length || parent.ownCharEnd > cs) parent.ownCharEnd = cs;
-          let slug = headingSlug(title);
-          const seen = slugCount.get(slug) ?? 0;
-          slugCount.set(slug, seen + 1);
-          if (seen > 0) slug = `${slug}-${seen}`;
+          const slug = slugger.slug(title);
           const contentChar = lineChar(map[1]);
           const section: Section = {
             index: sections.length,
