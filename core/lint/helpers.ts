@@ -21,9 +21,7 @@ import { countWords } from "../markdown/text.js";
  * A one-level pattern finds its section at any depth.
  */
 export type NameMatcher =
-  | { kind: "name"; name: string }
-  | { kind: "prefix"; name: string }
-  | { kind: "regex"; re: RegExp };
+  { kind: "name"; name: string } | { kind: "prefix"; name: string } | { kind: "regex"; re: RegExp };
 
 /** A parsed heading pattern: one list of synonyms per level, outermost first. */
 export type HeadingPattern = NameMatcher[][];
@@ -44,7 +42,10 @@ export function matchForm(title: string): string {
   return title
     .toLowerCase()
     .replace(/\([^)]*\)|\[[^\]]*\]/g, " ")
-    .replace(/^\s*(?:(?:step|part|section|appendix)\s+)?(?:(?:\d+|[a-h]|[ivx]+)(?:[.)]|\s*:)\s*|\d+(?:\.\d+)*\s+)+/, "")
+    .replace(
+      /^\s*(?:(?:step|part|section|appendix)\s+)?(?:(?:\d+|[a-h]|[ivx]+)(?:[.)]|\s*:)\s*|\d+(?:\.\d+)*\s+)+/,
+      "",
+    )
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim()
     .replace(/^(?:the|our|this) /, "");

@@ -10,7 +10,9 @@ export const options = z.strictObject({
     .int()
     .min(1)
     .default(1)
-    .describe("Words of prose a section without subsections needs; a list, table or code block always counts"),
+    .describe(
+      "Words of prose a section without subsections needs; a list, table or code block always counts",
+    ),
   ignore: z.array(z.string().min(1)).default([]).describe("Heading patterns of sections allowed to be empty"),
 });
 

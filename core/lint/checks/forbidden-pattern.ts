@@ -18,6 +18,12 @@ export const options = z
       .describe(
         "Only look in these sections (heading patterns) and their subsections; empty: the whole body",
       ),
+    exclude_sections: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Never look in these sections (heading patterns) and their subsections, e.g. where open questions are expected",
+      ),
     include_code: z.boolean().default(false).describe("Also look inside code blocks and code spans"),
     max_per_doc: z.number().int().min(1).default(50).describe("Stop reporting after this many matches"),
   })
@@ -66,9 +72,12 @@ export const forbiddenPattern = defineCheck({
       ];
     }
     const scope = params.sections.length > 0 ? sectionScope(doc, params.sections) : undefined;
+    const excluded =
+      params.exclude_sections.length > 0 ? sectionScope(doc, params.exclude_sections) : undefined;
     const findings: Finding[] = [];
     for (const b of doc.blocks) {
       if (scope && !scope.has(b.section)) continue;
+      if (excluded?.has(b.section)) continue;
       if (!(isProse(b) || (params.include_code && b.kind === "code"))) continue;
       const source = params.include_code ? doc.text.slice(b.charStart, b.charEnd) : maskedSource(doc, b);
       re.lastIndex = 0;

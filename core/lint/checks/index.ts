@@ -10,6 +10,7 @@ import { emptySection } from "./empty-section.js";
 import { forbiddenPattern } from "./forbidden-pattern.js";
 import { linksResolve } from "./links-resolve.js";
 import { requiredFrontmatter } from "./required-frontmatter.js";
+import { requiredPattern } from "./required-pattern.js";
 import { requiredSection } from "./required-section.js";
 import { rfc2119 } from "./rfc2119.js";
 import { sectionOrder } from "./section-order.js";
@@ -21,6 +22,7 @@ export const CHECK_KINDS: readonly CheckKind[] = [
   sectionOrder,
   emptySection,
   forbiddenPattern,
+  requiredPattern,
   requiredFrontmatter,
   traceId,
   rfc2119,

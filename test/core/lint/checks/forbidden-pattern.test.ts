@@ -74,4 +74,13 @@ describe("forbidden-pattern", () => {
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]!.message).toMatch(/invalid pattern/);
   });
+
+  it("leaves out excluded sections: undecided words are expected under open questions", () => {
+    const doc = `${FM}# T\n\n## Design\n\nThe cache is TBD.\n\n## Unresolved questions\n\n- TBD: which region?\n\n### Later\n\nTODO\n`;
+    const r = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD", "TODO"],
+      exclude_sections: ["Unresolved questions|Open questions"],
+    });
+    expect(hits(doc, r)).toEqual([[9, "TBD"]]);
+  });
 });
