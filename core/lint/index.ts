@@ -24,7 +24,7 @@ export {
   type Assumption,
   type EngineCheck,
 } from "./engine.js";
-export { adoptFrontmatter, FrontmatterInvalidError } from "./adopt.js";
+export { adoptFrontmatter, adoptionNote, FrontmatterInvalidError, type AdoptionSummary } from "./adopt.js";
 export { toSarif, type SarifDoc, type SarifLog } from "./sarif.js";
 export { CHECK_KINDS, checkKind } from "./checks/index.js";
 export {
