@@ -9,6 +9,7 @@ import { codeExample } from "./code-example.js";
 import { emptySection } from "./empty-section.js";
 import { forbiddenPattern } from "./forbidden-pattern.js";
 import { linksResolve } from "./links-resolve.js";
+import { measurable } from "./measurable.js";
 import { requiredFrontmatter } from "./required-frontmatter.js";
 import { requiredPattern } from "./required-pattern.js";
 import { requiredSection } from "./required-section.js";
@@ -26,6 +27,7 @@ export const CHECK_KINDS: readonly CheckKind[] = [
   requiredFrontmatter,
   traceId,
   rfc2119,
+  measurable,
   linksResolve,
   assumptions,
   codeExample,

@@ -12,6 +12,10 @@ export const options = z.strictObject({
     .describe("ID prefixes (REQ for REQ-001); empty: the profile's verify_prefixes"),
   format: z.string().default("\\d{3,}").describe("Regular expression for the part after 'PREFIX-'"),
   unique: z.boolean().default(true).describe("Report an ID defined (opening a statement) more than once"),
+  check_format: z
+    .boolean()
+    .default(true)
+    .describe("Report IDs that do not have the format (off when another trace-id check already does)"),
   sections: z
     .array(z.string().min(1))
     .default([])
@@ -68,7 +72,7 @@ export const traceId = defineCheck({
     }
     const occurrences = traceIdsIn(doc, prefixes);
     const shown = `${prefixes[0]}-${params.format === "\\d{3,}" ? "001" : params.format}`;
-    for (const o of occurrences) {
+    for (const o of params.check_format ? occurrences : []) {
       if (!format.test(o.id.slice(o.prefix.length + 1)))
         findings.push(
           ctx.finding({
