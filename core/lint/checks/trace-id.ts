@@ -12,6 +12,10 @@ export const options = z.strictObject({
     .describe("ID prefixes (REQ for REQ-001); empty: the profile's verify_prefixes"),
   format: z.string().default("\\d{3,}").describe("Regular expression for the part after 'PREFIX-'"),
   unique: z.boolean().default(true).describe("Report an ID defined (opening a statement) more than once"),
+  require_ids: z
+    .boolean()
+    .default(true)
+    .describe("With sections: report a statement there that does not open with an ID"),
   check_format: z
     .boolean()
     .default(true)
@@ -110,7 +114,7 @@ export const traceId = defineCheck({
           );
       }
     }
-    if (params.sections.length > 0) {
+    if (params.sections.length > 0 && params.require_ids) {
       for (const st of statements) {
         if (idStart.test(stripLead(st.source))) continue;
         const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);

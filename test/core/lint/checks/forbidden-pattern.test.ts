@@ -84,3 +84,21 @@ describe("forbidden-pattern", () => {
     expect(hits(doc, r)).toEqual([[9, "TBD"]]);
   });
 });
+
+describe("forbidden-pattern scope", () => {
+  it("the innermost section named decides", () => {
+    const doc = `${FM}# T\n\n## Summary\n\nTBD a\n\n## Design details\n\nTBD b\n\n### Test plan\n\nTBD c\n\n### Graduation criteria\n\nTBD d\n`;
+    const must = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD"],
+      sections: ["Design details"],
+      exclude_sections: ["Graduation criteria"],
+    });
+    expect(hits(doc, must).map(([l]) => l)).toEqual([13, 17]);
+    const should = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD"],
+      sections: ["*", "Graduation criteria"],
+      exclude_sections: ["Design details"],
+    });
+    expect(hits(doc, should).map(([l]) => l)).toEqual([9, 21]);
+  });
+});
