@@ -1,6 +1,12 @@
 /** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
 import { z } from "zod";
-import { escapeRegExp, isProse, maskedSource, matchesHeadingPattern, parseHeadingPattern } from "../helpers.js";
+import {
+  escapeRegExp,
+  isProse,
+  maskedSource,
+  matchesHeadingPattern,
+  parseHeadingPattern,
+} from "../helpers.js";
 import type { MarkdownDoc } from "../../markdown/document.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
@@ -57,7 +63,11 @@ function build(params: z.output<typeof options>): RegExp {
  * `sections` again ("Design details" searched, its "Graduation criteria" not; or the
  * other way round). `sections` empty, or holding "*", starts from the whole doc.
  */
-export function searchScope(doc: MarkdownDoc, sections: readonly string[], exclude: readonly string[]): boolean[] {
+export function searchScope(
+  doc: MarkdownDoc,
+  sections: readonly string[],
+  exclude: readonly string[],
+): boolean[] {
   const include = sections.filter((p) => p.trim() !== "*").map(parseHeadingPattern);
   const leave = exclude.map(parseHeadingPattern);
   const all = sections.length === 0 || include.length < sections.length;

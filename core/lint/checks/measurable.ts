@@ -60,10 +60,10 @@ export const options = z.strictObject({
   number: z
     .string()
     .default(
-      "(?<![\\p{L}\\p{N}_.-])\\d|\\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|half|double)\\b",
+      "(?<![\\p{L}\\p{N}_.-])\\d[\\d,.]*(?:%|(?:st|nd|rd|th|ms|s|m|h|d|k|K|M|G|[KMGT]i?B|x)?(?![\\p{L}\\p{N}]))|\\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|half|double)\\b",
     )
     .describe(
-      "Regular expression of what counts as a number (digits inside names such as p99 or REQ-001 do not)",
+      "Regular expression of what counts as a number (digits inside names such as p99, REQ-001 or 2xx do not)",
     ),
 });
 

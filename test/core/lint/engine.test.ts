@@ -208,7 +208,12 @@ describe("adoption says what it did", () => {
     );
     expect(adoptionNote({ profile_key: "kep", size: "standard", findings: [] })).toBeUndefined();
     expect(
-      adoptionNote({ adopt: { type: "adr", size: "small" }, profile_key: "adr", size: "small", findings: [] }),
+      adoptionNote({
+        adopt: { type: "adr", size: "small" },
+        profile_key: "adr",
+        size: "small",
+        findings: [],
+      }),
     ).toMatch(/no type, so it was read as 'adr' and no size.*No finding had to be lowered/);
   });
 });

@@ -38,3 +38,16 @@ describe("measurable", () => {
     expect(runCheck("measurable", doc, params).findings[0]!.message).toMatch(/quantity \('Latency'\)/);
   });
 });
+
+describe("measurable numbers", () => {
+  it.each([
+    ["- Deliveries MUST time out within 10 seconds.", 0],
+    ["- Deliveries MUST time out within 10s.", 0],
+    ["- Lag MUST stay under the 99th percentile of 5ms.", 0],
+    ["- A 2xx status within that time counts as delivered.", 1],
+    ["- Latency of REQ-001 MUST stay low.", 1],
+  ])("%s", (line, n) => {
+    const doc = `${FM}## Constraints\n\n${line}\n`;
+    expect(runCheck("measurable", doc, params).findings).toHaveLength(n);
+  });
+});
