@@ -222,7 +222,17 @@ export function lintOne(
   const doc = parseMarkdown(text);
   const files = new Map<string, string>(bundle.files.map((f) => [f, ""]));
   files.set(bundle.doc.path, text);
-  const result = lintDoc(doc, { files, mainPath: bundle.doc.path, profiles }, { invalidEncoding: invalid });
+  const readFile = (p: string) => readFileSync(join(bundleDir, p));
+  const repo = {
+    bundlePath: bundle.slug === "." ? "" : bundle.slug,
+    exists: (p: string) => existsSync(join(root, p)),
+  };
+  const result = lintDoc(
+    doc,
+    // Links leaving the bundle resolve in the checkout when it is the repository root.
+    { files, mainPath: bundle.doc.path, profiles, readFile, ...(prefix === "" ? { repo } : {}) },
+    { invalidEncoding: invalid },
+  );
   const profile = profiles.find((p) => p.key === result.profile_key);
   const verdict = computeVerdict({
     findings: result.findings,

@@ -176,7 +176,12 @@ export function lintTask(task: LintTask, profiles: readonly Profile[], runId: st
   const doc = parseMarkdown(text);
   const files = new Map<string, string>(task.files.map((f) => [f, ""]));
   files.set(task.mainPath, text);
-  const result = lintDoc(doc, { files, mainPath: task.mainPath, profiles }, { invalidEncoding: invalid });
+  const readFile = (p: string) => readFileSync(join(task.bundleDir, p));
+  const result = lintDoc(
+    doc,
+    { files, mainPath: task.mainPath, profiles, readFile },
+    { invalidEncoding: invalid },
+  );
   const profile = profiles.find((p) => p.key === result.profile_key);
   const verdict = computeVerdict({
     findings: result.findings,

@@ -41,7 +41,16 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
 
   it("lists the built-ins with their current version and how many bundles name each", async () => {
     const list = await json<Items<Profile>>(t.req("GET", "/profiles"));
-    expect(list.items.map((p) => p.key)).toEqual(["adr", "api", "design", "prd"]);
+    expect(list.items.map((p) => p.key)).toEqual([
+      "adr",
+      "api",
+      "design",
+      "kep",
+      "madr",
+      "nygard",
+      "prd",
+      "rfc",
+    ]);
     const prd = list.items.find((p) => p.key === "prd")!;
     expect(prd).toMatchObject({
       builtin: true,
