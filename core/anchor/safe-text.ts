@@ -5,7 +5,10 @@
  * a finding carries goes through `safeText` before it leaves the core.
  */
 
+// NUL is matched on purpose: it is what must be replaced.
+// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
+// eslint-disable-next-line no-control-regex
 const UNSAFE_TEST = /[\uD800-\uDFFF\u0000]/;
 
 /** The string with lone surrogates and NUL replaced by U+FFFD; the same string when it is already safe. Never throws. */
@@ -21,7 +24,7 @@ export function safeJson<T>(value: T): T {
   if (typeof value === "string") return safeText(value) as T;
   if (Array.isArray(value)) {
     let changed = false;
-    const out = value.map((v: unknown) => {
+    const out = (value as unknown[]).map((v) => {
       const s = safeJson(v);
       if (s !== v) changed = true;
       return s;
@@ -31,7 +34,7 @@ export function safeJson<T>(value: T): T {
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     let changed = false;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const sk = safeText(k);
       const sv = safeJson(v);
       if (sk !== k || sv !== v) changed = true;
