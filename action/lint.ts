@@ -172,6 +172,8 @@ export function lintOne(
     bundle.files,
     profiles,
     runId,
+    // Links leaving the bundle resolve in the checkout when it is the repository root.
+    prefix === "" ? { root, bundlePath: bundle.slug === "." ? "" : bundle.slug } : undefined,
   );
   const folder = repoPath(prefix, bundle.slug);
   const docPath = repoPath(folder, bundle.doc.path);

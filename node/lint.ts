@@ -4,7 +4,7 @@
  * column positions. `spec-review lint` (cli/) and the GitHub Action (action/) both use
  * this module; the rules themselves are in core/lint.
  */
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { discoverBundles, isUnder, type Discovery } from "../core/bundle/discover.js";
 import { decodeText, lintDoc, type Adopt, type Assumption, type LintResult } from "../core/lint/engine.js";
@@ -35,19 +35,33 @@ export interface DiskLint {
   positions: { start: LineCol; end: LineCol }[];
 }
 
-/** Lint one doc of a bundle folder and give it a lint verdict. */
+/**
+ * Lint one doc of a bundle folder and give it a lint verdict. With `repo` (the repository
+ * root and the bundle's folder in it), links that leave the bundle resolve in the repository.
+ */
 export function lintDocOnDisk(
   bundleDir: string,
   mainPath: string,
   bundleFiles: readonly string[],
   profiles: readonly Profile[],
   runId: string,
+  repo?: { root: string; bundlePath: string },
 ): DiskLint {
   const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
   const doc = parseMarkdown(text);
   const files = new Map<string, string>(bundleFiles.map((f) => [f, ""]));
   files.set(mainPath, text);
-  const result = lintDoc(doc, { files, mainPath, profiles }, { invalidEncoding: invalid });
+  // Sibling files a profile reads (a metadata file beside the doc) come from the bundle folder.
+  const readFile = (p: string) => readFileSync(join(bundleDir, p));
+  const repoView = repo && {
+    bundlePath: repo.bundlePath,
+    exists: (p: string) => existsSync(join(repo.root, p)),
+  };
+  const result = lintDoc(
+    doc,
+    { files, mainPath, profiles, readFile, ...(repoView ? { repo: repoView } : {}) },
+    { invalidEncoding: invalid },
+  );
   const profile = profiles.find((p) => p.key === result.profile_key);
   const verdict = computeVerdict({
     findings: result.findings,

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { heavy } from "./heavy/pool.js";
+import { safeJson, safeText } from "../core/anchor/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
 import type { Db } from "./db/index.js";
 import { bundles, docs, findings, runs } from "./db/schema.js";
@@ -300,8 +301,8 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       checkSlug: f.check,
       level: f.level,
       category: f.category,
-      message: f.message,
-      anchor: f.anchor,
+      message: safeText(f.message),
+      anchor: safeJson(f.anchor),
       stage: f.stage,
       relaxed: f.relaxed,
     }));

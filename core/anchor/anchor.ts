@@ -4,15 +4,16 @@
  * Make one from a range, find it again after an edit, or mark it detached.
  */
 import { sectionAtChar, type MarkdownDoc } from "../markdown/document.js";
+import { safeText } from "./safe-text.js";
 
 export interface Anchor {
   /** Path of the file, relative to its bundle. */
   file: string;
   heading_path: string[];
   quote: string;
-  /** Up to CONTEXT_CHARS characters before the quote. */
+  /** Up to CONTEXT_CHARS code points before the quote (never half a character). */
   prefix: string;
-  /** Up to CONTEXT_CHARS characters after the quote. */
+  /** Up to CONTEXT_CHARS code points after the quote. */
   suffix: string;
   /** UTF-8 byte offset of the quote in the file. */
   start: number;
@@ -21,36 +22,69 @@ export interface Anchor {
   detached?: boolean;
 }
 
-/** Characters of context kept on each side of a quote. */
+/** Characters (Unicode code points) of context kept on each side of a quote. */
 export const CONTEXT_CHARS = 32;
 
-/** `at`, moved back one when it would split a surrogate pair (an emoji): a lone half is not valid JSON text for Postgres. */
-function pairStart(text: string, at: number): number {
-  return at > 0 && (text.charCodeAt(at) & 0xfc00) === 0xdc00 && (text.charCodeAt(at - 1) & 0xfc00) === 0xd800
-    ? at - 1
-    : at;
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+/** Marks that belong to the character before them: combining marks, ZWJ, variation selectors, skin tones. */
+const JOINS_PREVIOUS = /^(?:\p{M}|\u200D|[\uFE00-\uFE0F]|[\u{1F3FB}-\u{1F3FF}]|[\u{E0020}-\u{E007F}])/u;
+
+/** The nearest code point boundary at or before `i` (never inside a surrogate pair). */
+function boundaryBefore(text: string, i: number): number {
+  return i > 0 && i < text.length && isLow(text.charCodeAt(i)) && isHigh(text.charCodeAt(i - 1)) ? i - 1 : i;
 }
 
-/** `at` as an end, moved on one when it would split a surrogate pair. */
-function pairEnd(text: string, at: number): number {
-  return at < text.length &&
-    (text.charCodeAt(at) & 0xfc00) === 0xdc00 &&
-    (text.charCodeAt(at - 1) & 0xfc00) === 0xd800
-    ? at + 1
-    : at;
+/** The nearest code point boundary at or after `i`. */
+function boundaryAfter(text: string, i: number): number {
+  return i > 0 && i < text.length && isLow(text.charCodeAt(i)) && isHigh(text.charCodeAt(i - 1)) ? i + 1 : i;
 }
 
-/** The anchor of the string range `[charStart, charEnd)` of `doc.text`. */
+/** Does the character at `i` attach to the one before it (so a cut at `i` splits a grapheme)? */
+function joinsPrevious(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const c = text.charCodeAt(i);
+  if (c === 0x0a) return text.charCodeAt(i - 1) === 0x0d; // CRLF is one line break
+  if (c < 0x300) return false;
+  return JOINS_PREVIOUS.test(text.slice(i, i + 2)) || text.charCodeAt(i - 1) === 0x200d;
+}
+
+/** Start of the context before `s`: up to `n` code points back, not starting inside a grapheme. */
+export function contextStart(text: string, s: number, n = CONTEXT_CHARS): number {
+  let i = s;
+  for (let k = 0; k < n && i > 0; k++)
+    i -= i >= 2 && isLow(text.charCodeAt(i - 1)) && isHigh(text.charCodeAt(i - 2)) ? 2 : 1;
+  // Drop marks left without their base character.
+  while (i < s && joinsPrevious(text, i)) i = boundaryAfter(text, i + 1);
+  return Math.min(i, s);
+}
+
+/** End of the context after `e`: up to `n` code points on, not ending inside a grapheme. */
+export function contextEnd(text: string, e: number, n = CONTEXT_CHARS): number {
+  let i = e;
+  for (let k = 0; k < n && i < text.length; k++)
+    i += isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  // Do not keep a base character whose marks were cut off.
+  while (i > e && joinsPrevious(text, i)) i = boundaryBefore(text, i - 1);
+  return Math.max(i, e);
+}
+
+/**
+ * The anchor of the string range `[charStart, charEnd)` of `doc.text`. A range that
+ * cuts a surrogate pair is widened to whole code points; every string is made safe to
+ * store (safeText).
+ */
 export function anchorAt(doc: MarkdownDoc, file: string, charStart: number, charEnd: number): Anchor {
   const text = doc.text;
-  const s = Math.max(0, Math.min(charStart, text.length));
-  const e = Math.max(s, Math.min(charEnd, text.length));
+  const s = boundaryBefore(text, Math.max(0, Math.min(charStart, text.length)));
+  const e = boundaryAfter(text, Math.max(s, Math.min(charEnd, text.length)));
+  const heading_path = sectionAtChar(doc, s).heading_path;
   return {
-    file,
-    heading_path: sectionAtChar(doc, s).heading_path,
-    quote: text.slice(s, e),
-    prefix: text.slice(pairStart(text, Math.max(0, s - CONTEXT_CHARS)), s),
-    suffix: text.slice(e, pairEnd(text, Math.min(text.length, e + CONTEXT_CHARS))),
+    file: safeText(file),
+    heading_path: heading_path.some((h) => safeText(h) !== h) ? heading_path.map(safeText) : heading_path,
+    quote: safeText(text.slice(s, e)),
+    prefix: safeText(text.slice(contextStart(text, s), s)),
+    suffix: safeText(text.slice(e, contextEnd(text, e))),
     start: doc.index.byteOf(s),
     end: doc.index.byteOf(e),
   };

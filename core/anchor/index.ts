@@ -4,6 +4,9 @@ export {
   locateQuote,
   reanchor,
   CONTEXT_CHARS,
+  contextStart,
+  contextEnd,
   type Anchor,
   type LocateOptions,
 } from "./anchor.js";
+export { safeText, safeJson } from "./safe-text.js";

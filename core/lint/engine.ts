@@ -5,6 +5,7 @@
  * all reported as findings.
  */
 import { anchorAt, type Anchor } from "../anchor/anchor.js";
+import { safeText } from "../anchor/safe-text.js";
 import { classifyMarkdown } from "../bundle/discover.js";
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
 import { frontmatterType } from "../markdown/frontmatter.js";
@@ -14,7 +15,14 @@ import { findAssumptions } from "./checks/assumptions.js";
 import { checkKind } from "./checks/index.js";
 import { docAnchorRange } from "./helpers.js";
 import { stableId } from "./ids.js";
-import { lowerLevel, type CheckContext, type Finding, type FindingInput, type Level } from "./types.js";
+import {
+  lowerLevel,
+  type CheckContext,
+  type Finding,
+  type FindingInput,
+  type Level,
+  type RepoView,
+} from "./types.js";
 
 export interface LintInput {
   /** Files of the bundle by bundle-relative posix path. Only the main doc's content is read; the keys tell links what exists. */
@@ -25,6 +33,13 @@ export interface LintInput {
   profile?: Profile;
   /** Known profiles, for resolving `type` and guessing. */
   profiles?: readonly Profile[];
+  /**
+   * Reads another file of the bundle (a sibling metadata file such as `kep.yaml`) when
+   * `files` holds only names (an empty string as content). Bundle-relative posix path.
+   */
+  readFile?: (path: string) => Uint8Array | string | undefined;
+  /** The repository around the bundle: links that leave the bundle are resolved there instead of being left unjudged. */
+  repo?: RepoView;
 }
 
 export interface Adopt {
@@ -123,7 +138,7 @@ function assignIds(findings: Finding[]): void {
 /** The sentences opening with `Assumption:`, anchored. */
 export function assumptions(doc: MarkdownDoc, file: string): Assumption[] {
   return findAssumptions(doc).map((a) => ({
-    text: a.text,
+    text: safeText(a.text),
     anchor: anchorAt(doc, file, a.charStart, a.charEnd),
   }));
 }
@@ -216,6 +231,21 @@ export function lintDoc(
     );
 
   const files = new Set(input.files.keys());
+  const readCache = new Map<string, string | undefined>();
+  const readFile = (path: string): string | undefined => {
+    if (readCache.has(path)) return readCache.get(path);
+    let content: Uint8Array | string | undefined = input.files.get(path);
+    if ((content === undefined || content === "") && input.readFile) {
+      try {
+        content = input.readFile(path) ?? content;
+      } catch {
+        content = undefined;
+      }
+    }
+    const text = content === undefined ? undefined : decodeText(content).text;
+    readCache.set(path, text);
+    return text;
+  };
   profile.checks.forEach((entry, position) => {
     if (skip.has(entry.slug)) return;
     const kind = checkKind(entry.kind);
@@ -234,6 +264,8 @@ export function lintDoc(
       doc,
       file,
       files,
+      readFile,
+      ...(input.repo ? { repo: input.repo } : {}),
       params: params.value,
       profile: profile,
       size,
@@ -260,6 +292,11 @@ export function lintDoc(
     }
   });
 
+  // Nothing a file holds may keep a run from being stored: anchors are already safe.
+  for (const f of findings) {
+    f.message = safeText(f.message);
+    f.category = safeText(f.category);
+  }
   findings.sort(
     (a, b) => a.anchor.start - b.anchor.start || order.get(a)! - order.get(b)! || a.anchor.end - b.anchor.end,
   );

@@ -2,30 +2,79 @@
  * Shared helpers for checks: matching sections by heading pattern, the "statements"
  * of requirement sections, prose ranges, and masking code spans and comments.
  */
-import { normalizeTitle, type Block, type MarkdownDoc, type Section } from "../markdown/document.js";
+import type { Block, MarkdownDoc, Section } from "../markdown/document.js";
 import { countWords } from "../markdown/text.js";
 
 /**
- * A heading pattern names a section by the end of its heading path, levels separated
- * by ">", alternatives by "|": "Requirements", "Requirements > Functional",
- * "Goals|Objectives". Matching ignores case, numbering ("2.1 Goals") and a trailing colon.
+ * A heading pattern names a section by its role, the way a reviewer finds it: the end of
+ * its heading path, levels separated by ">", synonyms by "|" ("Risks|Failure modes",
+ * "Requirements > Functional"). `\>` and `\|` put those characters in a name.
+ *
+ * Each synonym is one of:
+ * - a name, "Risks": equal to the heading, or to one part of a heading joined by "and",
+ *   "&", "/", "," or "or" ("Risks and Mitigations", "Rationale and alternatives");
+ * - a prefix, "Design*": the heading starts with these words ("Design details");
+ * - a regular expression, "/^risks?\b/": tested on the normalized heading.
+ *
+ * Both sides are normalized first: case, numbering ("1.", "2.1", "A.", "IV."), text in
+ * parentheses, emoji and punctuation are ignored, and a leading "the", "our" or "this".
+ * A one-level pattern finds its section at any depth.
  */
-const patternCache = new Map<string, string[][]>();
-const titleCache = new Map<string, string>();
-const CACHE_LIMIT = 5000;
+export type NameMatcher =
+  { kind: "name"; name: string } | { kind: "prefix"; name: string } | { kind: "regex"; re: RegExp };
 
-/** normalizeTitle, remembered: the same headings recur across checks and docs. */
-export function normalizedTitle(title: string): string {
-  let n = titleCache.get(title);
-  if (n === undefined) {
-    if (titleCache.size >= CACHE_LIMIT) titleCache.clear();
-    n = normalizeTitle(title);
-    titleCache.set(title, n);
-  }
-  return n;
+/** A parsed heading pattern: one list of synonyms per level, outermost first. */
+export type HeadingPattern = NameMatcher[][];
+
+interface TitleForms {
+  /** The whole heading, normalized. */
+  full: string;
+  /** Its parts split at "and", "&", "/", ",", "or", normalized; includes `full`. */
+  parts: string[];
 }
 
-export function parseHeadingPattern(pattern: string): string[][] {
+const patternCache = new Map<string, HeadingPattern>();
+const titleCache = new Map<string, TitleForms>();
+const CACHE_LIMIT = 5000;
+
+/** A heading or a name in its matching form: lowercase words of letters and digits. */
+export function matchForm(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/\([^)]*\)|\[[^\]]*\]/g, " ")
+    .replace(
+      /^\s*(?:(?:step|part|section|appendix)\s+)?(?:(?:\d+|[a-h]|[ivx]+)(?:[.)]|\s*:)\s*|\d+(?:\.\d+)*\s+)+/,
+      "",
+    )
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()
+    .replace(/^(?:the|our|this) /, "");
+}
+
+function titleForms(title: string): TitleForms {
+  let f = titleCache.get(title);
+  if (f === undefined) {
+    if (titleCache.size >= CACHE_LIMIT) titleCache.clear();
+    const full = matchForm(title);
+    const parts = [full];
+    const raw = title.toLowerCase().replace(/\([^)]*\)/g, " ");
+    if (/[/&,+|]| and | or /.test(raw))
+      for (const part of raw.split(/[/&,+|]| and | or /)) {
+        const n = matchForm(part);
+        if (n !== "" && n !== full) parts.push(n);
+      }
+    f = { full, parts };
+    titleCache.set(title, f);
+  }
+  return f;
+}
+
+/** The normalized heading (matchForm), remembered: the same headings recur across checks and docs. */
+export function normalizedTitle(title: string): string {
+  return titleForms(title).full;
+}
+
+export function parseHeadingPattern(pattern: string): HeadingPattern {
   let parsed = patternCache.get(pattern);
   if (!parsed) {
     if (patternCache.size >= CACHE_LIMIT) patternCache.clear();
@@ -35,23 +84,79 @@ export function parseHeadingPattern(pattern: string): string[][] {
   return parsed;
 }
 
-function compilePattern(pattern: string): string[][] {
-  return pattern.split(">").map((level) =>
-    level
-      .split("|")
-      .map((alt) => normalizeTitle(alt))
-      .filter((alt) => alt !== ""),
+/** Split at an unescaped separator; `\x` stands for x. */
+function splitEscaped(s: string, sep: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "\\" && (s[i + 1] === ">" || s[i + 1] === "|" || s[i + 1] === "\\")) {
+      cur += c + s[i + 1]!;
+      i++;
+    } else if (c === sep) {
+      out.push(cur);
+      cur = "";
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+const unescape = (s: string) => s.replace(/\\([>|\\])/g, "$1");
+
+function compileName(alt: string): NameMatcher | undefined {
+  const t = alt.trim();
+  const re = /^\/(.+)\/([a-z]*)$/s.exec(t);
+  if (re) {
+    try {
+      return { kind: "regex", re: new RegExp(unescape(re[1]!), re[2]!.includes("i") ? re[2] : `${re[2]}i`) };
+    } catch {
+      return undefined;
+    }
+  }
+  if (t.endsWith("*")) {
+    const name = matchForm(unescape(t.slice(0, -1)));
+    return name === "" ? undefined : { kind: "prefix", name };
+  }
+  const name = matchForm(unescape(t));
+  return name === "" ? undefined : { kind: "name", name };
+}
+
+function compilePattern(pattern: string): HeadingPattern {
+  return splitEscaped(pattern, ">").map((level) =>
+    splitEscaped(level, "|")
+      .map(compileName)
+      .filter((m): m is NameMatcher => m !== undefined),
   );
 }
 
-export function matchesHeadingPattern(section: Section, pattern: string[][]): boolean {
+/** Does one heading title answer to one of the names? */
+export function titleMatches(title: string, names: readonly NameMatcher[]): boolean {
+  const f = titleForms(title);
+  for (const m of names) {
+    if (m.kind === "name") {
+      if (f.parts.includes(m.name)) return true;
+    } else if (m.kind === "prefix") {
+      if (f.full === m.name || f.full.startsWith(`${m.name} `)) return true;
+    } else if (m.re.test(f.full)) return true;
+  }
+  return false;
+}
+
+export function matchesHeadingPattern(section: Section, pattern: HeadingPattern): boolean {
   const path = section.heading_path;
   if (pattern.length === 0 || path.length < pattern.length) return false;
   for (let i = 0; i < pattern.length; i++) {
-    const title = normalizedTitle(path[path.length - pattern.length + i]!);
-    if (!pattern[i]!.includes(title)) return false;
+    if (!titleMatches(path[path.length - pattern.length + i]!, pattern[i]!)) return false;
   }
   return true;
+}
+
+/** The first name of a pattern, as written, for messages ("Goals|Objectives" -> "Goals"). */
+export function patternLabel(pattern: string): string {
+  return splitEscaped(pattern, ">")
+    .map((level) => unescape(splitEscaped(level, "|")[0]!.trim()).replace(/^\/(.*)\/[a-z]*$|\*$/s, "$1"))
+    .join(" > ");
 }
 
 /** Sections matching a heading pattern, in document order. */
@@ -118,9 +223,80 @@ export function contentWords(b: Block): number {
   if (b.kind === "code") return Math.max(1, countWords(b.text));
   if (b.kind === "paragraph" || b.kind === "table" || b.kind === "html") {
     const t = b.text.indexOf("<!--") < 0 ? b.text : b.text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ");
-    return countWords(b.kind === "html" ? t.replace(/<[^>]*>/g, " ") : t);
+    return readerWords(b.kind === "html" ? t.replace(/<[^>]*>/g, " ") : t);
   }
   return 0;
+}
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/** Words as a reader counts them; each CJK character counts as one (those scripts have no spaces). */
+export function readerWords(text: string): number {
+  if (!HAS_CJK.test(text)) return countWords(text);
+  const cjk = text.match(CJK)?.length ?? 0;
+  return cjk + countWords(text.replace(CJK, " "));
+}
+
+/** Text that only stands in for content: TBD/TODO marks, template placeholders, HTML comments, ellipses. */
+const PLACEHOLDER =
+  /<!--[\s\S]*?(?:-->|$)|\{\{[^}]*\}\}|\b(?:TBD|TBC|TODO|FIXME|XXX|to be (?:determined|decided|defined|written))\b|\.\.\.|…|\[(?:insert|describe|add|fill)[^\]]*\]/gi;
+
+/** The text without what only stands in for content. */
+export function withoutPlaceholders(text: string): string {
+  return text.replace(PLACEHOLDER, " ");
+}
+
+export interface SectionContent {
+  /** Words of content (placeholders, comments and markup left out), subsections included. */
+  words: number;
+  /** Words as written, placeholders included (for messages). */
+  rawWords: number;
+  /** The section holds content: a list, a table, a code block, or prose of at least `minWords` words. */
+  hasContent: boolean;
+}
+
+/**
+ * Does a section say anything? A crisp one-sentence decision does, a list does, a table
+ * or a code block does; a heading over nothing, a TBD or a template's comment does not.
+ */
+export function sectionContent(
+  doc: MarkdownDoc,
+  section: Section,
+  minWords: number,
+  ownOnly = false,
+): SectionContent {
+  let words = 0;
+  let rawWords = 0;
+  let structured = false;
+  for (const b of blocksIn(doc, section, ownOnly)) {
+    if (b.kind === "code") {
+      if (b.text.trim() !== "") structured = true;
+      rawWords += Math.max(1, countWords(b.text));
+      continue;
+    }
+    if (b.kind === "table") {
+      const body = (b.rows ?? []).slice(1);
+      const w = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
+      if (w > 0) structured = true;
+      words += w;
+      rawWords += readerWords(b.text);
+      continue;
+    }
+    if (b.kind === "paragraph" || b.kind === "html") {
+      let t = b.text;
+      if (b.kind === "html") t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
+      const raw = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
+      const real = readerWords(withoutPlaceholders(t));
+      rawWords += raw;
+      words += real;
+      // An item of a list with words in it: the section holds a list.
+      if (b.listDepth > 0 && real > 0) structured = true;
+      // An image says something too.
+      if (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text)) structured = true;
+    }
+  }
+  return { words, rawWords, hasContent: structured || (words > 0 && words >= minWords) };
 }
 
 /** Blocks whose text is prose: paragraphs, headings and tables (not code, not HTML). */

@@ -24,7 +24,7 @@ export {
   type Assumption,
   type EngineCheck,
 } from "./engine.js";
-export { adoptFrontmatter, FrontmatterInvalidError } from "./adopt.js";
+export { adoptFrontmatter, adoptionNote, FrontmatterInvalidError, type AdoptionSummary } from "./adopt.js";
 export { toSarif, type SarifDoc, type SarifLog } from "./sarif.js";
 export { CHECK_KINDS, checkKind } from "./checks/index.js";
 export {
@@ -35,5 +35,6 @@ export {
   type CheckKind,
   type CheckContext,
   type FindingInput,
+  type RepoView,
 } from "./types.js";
 export { stableId } from "./ids.js";

@@ -40,12 +40,27 @@ export interface FindingInput {
   vars?: Record<string, string>;
 }
 
+/**
+ * What the caller knows of the files around a bundle. The core never reads a disk: the
+ * CLI and the Action answer from the checkout, the server from the served folder.
+ */
+export interface RepoView {
+  /** Path of the bundle folder from the repository root, posix, "" for the root. */
+  bundlePath: string;
+  /** Does this repository path (posix, no leading "/") name a file or a folder? */
+  exists(path: string): boolean;
+}
+
 export interface CheckContext<P> {
   doc: MarkdownDoc;
   /** Path of the doc, relative to its bundle. */
   file: string;
   /** Every file of the bundle, relative to the bundle folder (posix). */
   files: ReadonlySet<string>;
+  /** Text of another file of the bundle (bundle-relative posix path), or undefined when it is absent or its content was not handed in. */
+  readFile(path: string): string | undefined;
+  /** The repository (or served folder) around the bundle, when the caller knows it: links that leave the bundle resolve there. */
+  repo?: RepoView;
   /** The check's parameters, validated by its options schema. */
   params: P;
   profile: Profile;

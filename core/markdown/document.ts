@@ -10,6 +10,7 @@
  * included), as the API speaks (contract 2.7). Every `charStart`/`charEnd` is the
  * matching JavaScript string index into `doc.text`. Lines are 1-based.
  */
+import GithubSlugger, { slug as githubSlug } from "github-slugger";
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as MarkdownItParser, Token } from "markdown-it";
 import { parseFrontmatter, splitFrontmatter, type Frontmatter } from "./frontmatter.js";
@@ -132,13 +133,22 @@ function inlinePlain(token: Token | undefined): string {
   return out.replace(/\s+/g, " ").trim();
 }
 
-/** GitHub-style heading slug. */
+/** GitHub's heading slug (github-slugger: the rules github.com uses), without de-duplication. */
 export function headingSlug(title: string): string {
-  return title
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .trim()
-    .replace(/\s/g, "-");
+  return githubSlug(title);
+}
+
+/**
+ * Where each reference definition (`[label]: href`) writes its destination: one pass over
+ * the text, so finding the destination of every reference link stays linear.
+ */
+function referenceDefinitions(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)/gm)) {
+    const href = m[1]!;
+    if (!out.has(href)) out.set(href, m.index + m[0].length - href.length);
+  }
+  return out;
 }
 
 function isSpace(c: number): boolean {
@@ -180,7 +190,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
   const sections: Section[] = [root];
   const blocks: Block[] = [];
   const links: MarkdownLink[] = [];
-  const slugCount = new Map<string, number>();
+  const slugger = new GithubSlugger();
   // Open sections, outermost first.
   const stack: Section[] = [root];
   let listDepth = 0;
@@ -212,6 +222,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
     blocks.push(block);
     return block;
   };
+  let definitions: Map<string, number> | undefined;
   const collectLinks = (inline: Token, cs: number, ce: number) => {
     if (!inline.children) return;
     let cursor = cs;
@@ -229,17 +240,17 @@ export function parseMarkdown(text: string): MarkdownDoc {
       if (typeof value !== "string") continue;
       const href = value;
       // Search the block's own text only: a reference link's destination sits in its
-      // definition, maybe at the far end of the doc, and scanning there for every link
-      // would make parsing quadratic.
+      // definition, maybe at the far end of the doc, found once through the definitions map.
       own ??= text.slice(cs, ce);
       let at = href === "" || cursor >= ce ? -1 : own.indexOf(href, cursor - cs);
       if (at >= 0) at += cs;
+      else if (href !== "") at = (definitions ??= referenceDefinitions(text)).get(href) ?? -1;
       const nextLine = index.lineOfChar(cs) + 1;
       // Where the block's first line ends (its newline), or -1 on the last line.
       const lineEnd = nextLine < index.lineCount ? index.charOfLine(nextLine) - 1 : -1;
       const charStart = at < 0 ? cs : at;
       const charEnd = at < 0 ? (lineEnd < 0 || lineEnd > ce ? ce : lineEnd) : at + href.length;
-      if (at >= 0) cursor = charEnd;
+      if (at >= cs && at <= ce) cursor = charEnd;
       links.push({
         kind,
         href,
@@ -269,10 +280,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
           }
           const parent = stack[stack.length - 1]!;
           if (parent.ownCharEnd === text.length || parent.ownCharEnd > cs) parent.ownCharEnd = cs;
-          let slug = headingSlug(title);
-          const seen = slugCount.get(slug) ?? 0;
-          slugCount.set(slug, seen + 1);
-          if (seen > 0) slug = `${slug}-${seen}`;
+          const slug = slugger.slug(title);
           const contentChar = lineChar(map[1]);
           const section: Section = {
             index: sections.length,

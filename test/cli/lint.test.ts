@@ -104,13 +104,13 @@ describe("spec-review lint", () => {
   it("lints a single markdown file, adopting a profile when it names none", () => {
     writeFileSync(
       join(dir, "loose.md"),
-      "# Thing\n\n## Context\n\nShort.\n\n## Decision\n\nWe will.\n\n## Consequences\n\nSome.\n",
+      "# Thing\n\n## Context\n\nShort.\n\n## Decision\n\nTBD\n\n## Consequences\n\nSome.\n",
     );
     const r = cli("loose.md", "--format", "json");
     expect(r.code).toBe(1);
     const report = json(r.stdout);
-    expect(report.docs[0]!.profile_key).toBe("adr");
-    expect(report.docs[0]!.adopt).toEqual({ type: "adr", size: "small" });
+    expect(report.docs[0]!.profile_key).toBe("nygard");
+    expect(report.docs[0]!.adopt).toEqual({ type: "nygard", size: "standard" });
     expect(report.docs[0]!.findings.some((f) => f.relaxed)).toBe(true);
   });
 

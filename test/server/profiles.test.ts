@@ -26,8 +26,9 @@ interface Profile {
 
 const adrYaml = readFileSync(resolve(PROFILES, "adr/profile.yaml"), "utf8");
 const adrTemplate = readFileSync(resolve(PROFILES, "adr/template.md"), "utf8");
+// A custom profile (the built-in `rfc` key is taken).
 const rfcYaml = adrYaml
-  .replace(/^key: adr$/m, "key: rfc")
+  .replace(/^key: adr$/m, "key: memo")
   .replace(/^title: .*$/m, "title: Request for comments");
 
 describe.each(DB_KINDS)("profiles on %s", (kind) => {
@@ -41,7 +42,16 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
 
   it("lists the built-ins with their current version and how many bundles name each", async () => {
     const list = await json<Items<Profile>>(t.req("GET", "/profiles"));
-    expect(list.items.map((p) => p.key)).toEqual(["adr", "api", "design", "prd"]);
+    expect(list.items.map((p) => p.key)).toEqual([
+      "adr",
+      "api",
+      "design",
+      "kep",
+      "madr",
+      "nygard",
+      "prd",
+      "rfc",
+    ]);
     const prd = list.items.find((p) => p.key === "prd")!;
     expect(prd).toMatchObject({
       builtin: true,
@@ -55,10 +65,10 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
   });
 
   it("creates, saves, diffs and rolls back a profile as versions", async () => {
-    const created = await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: adrTemplate });
+    const created = await t.req("POST", "/profiles", { key: "memo", yaml: rfcYaml, template: adrTemplate });
     expect(created.status).toBe(201);
     const saved = await json<Profile>(
-      t.req("PUT", "/profiles/rfc", {
+      t.req("PUT", "/profiles/memo", {
         yaml: rfcYaml.replace("Request for comments", "RFC"),
         template: adrTemplate,
         message: "Shorter title",
@@ -66,26 +76,26 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     );
     expect(saved).toMatchObject({ title: "RFC", current_version: { number: 2, message: "Shorter title" } });
     const same = await json<Profile>(
-      t.req("PUT", "/profiles/rfc", { yaml: saved.yaml, template: adrTemplate }),
+      t.req("PUT", "/profiles/memo", { yaml: saved.yaml, template: adrTemplate }),
     );
     expect(same.current_version.number).toBe(2);
     await problem(
-      await t.req("PUT", "/profiles/rfc", { yaml: rfcYaml, template: adrTemplate, base_version: 1 }),
+      await t.req("PUT", "/profiles/memo", { yaml: rfcYaml, template: adrTemplate, base_version: 1 }),
       409,
       "version_conflict",
     );
     const diff = await json<{ yaml: string; template: string }>(
-      t.req("GET", "/profiles/rfc/diff?from=1&to=2"),
+      t.req("GET", "/profiles/memo/diff?from=1&to=2"),
     );
     expect(diff.yaml).toContain("-title: Request for comments");
     expect(diff.yaml).toContain("+title: RFC");
-    const back = await json<Profile>(t.req("POST", "/profiles/rfc/rollback", { version: 1 }));
+    const back = await json<Profile>(t.req("POST", "/profiles/memo/rollback", { version: 1 }));
     expect(back.current_version).toMatchObject({ number: 3, message: "Rollback to version 1" });
     expect(back.yaml).toBe(rfcYaml);
     expect(back.versions.map((v) => v.number)).toEqual([3, 2, 1]);
-    await problem(await t.req("POST", "/profiles/rfc/rollback", { version: 9 }), 400, "bad_version");
+    await problem(await t.req("POST", "/profiles/memo/rollback", { version: 9 }), 400, "bad_version");
     await problem(
-      await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: "" }),
+      await t.req("POST", "/profiles", { key: "memo", yaml: rfcYaml, template: "" }),
       409,
       "profile_exists",
     );
@@ -116,13 +126,13 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
 
   it("refuses to delete a built-in or a profile a bundle names; deletes an unused one", async () => {
     await problem(await t.req("DELETE", "/profiles/prd"), 409, "profile_builtin");
-    await t.req("POST", "/profiles", { key: "rfc", yaml: rfcYaml, template: adrTemplate });
+    await t.req("POST", "/profiles", { key: "memo", yaml: rfcYaml, template: adrTemplate });
     const list = await json<{
       items: Array<{ docs: Array<{ id: string; current_version: { id: string } }> }>;
     }>(t.req("GET", "/bundles"));
     const doc = list.items[0]!.docs[0]!;
-    await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "rfc" });
-    await problem(await t.req("DELETE", "/profiles/rfc"), 409, "profile_in_use");
+    await t.req("PUT", `/docs/${doc.id}/profile?base_version=${doc.current_version.id}`, { profile: "memo" });
+    await problem(await t.req("DELETE", "/profiles/memo"), 409, "profile_in_use");
     const back = await json<{ version: { id: string } }>(
       t.req("GET", `/docs/${doc.id}`).then(async (r) => {
         const d = (await r.json()) as { current_version: { id: string } };
@@ -132,9 +142,9 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
       }),
     );
     expect(back.version).toBeDefined();
-    const del = await t.req("DELETE", "/profiles/rfc");
+    const del = await t.req("DELETE", "/profiles/memo");
     expect(del.status).toBe(204);
-    await problem(await t.req("GET", "/profiles/rfc"), 404, "not_found");
+    await problem(await t.req("GET", "/profiles/memo"), 404, "not_found");
   });
 
   it("sets maintainers", async () => {

@@ -1,6 +1,13 @@
 /** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
 import { z } from "zod";
-import { escapeRegExp, isProse, maskedSource, sectionScope } from "../helpers.js";
+import {
+  escapeRegExp,
+  isProse,
+  maskedSource,
+  matchesHeadingPattern,
+  parseHeadingPattern,
+} from "../helpers.js";
+import type { MarkdownDoc } from "../../markdown/document.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
 
@@ -16,7 +23,13 @@ export const options = z
       .array(z.string().min(1))
       .default([])
       .describe(
-        "Only look in these sections (heading patterns) and their subsections; empty: the whole body",
+        'Only look in these sections (heading patterns) and their subsections; empty or "*": the whole body',
+      ),
+    exclude_sections: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Leave out these sections (heading patterns) and their subsections, e.g. where open questions are expected; the innermost section named decides",
       ),
     include_code: z.boolean().default(false).describe("Also look inside code blocks and code spans"),
     max_per_doc: z.number().int().min(1).default(50).describe("Stop reporting after this many matches"),
@@ -44,6 +57,30 @@ function build(params: z.output<typeof options>): RegExp {
   return new RegExp(parts.join("|"), params.case_sensitive ? "gu" : "giu");
 }
 
+/**
+ * Which sections are searched. The innermost section named decides: a section named in
+ * `exclude_sections` is left out with its subsections, unless a subsection is named in
+ * `sections` again ("Design details" searched, its "Graduation criteria" not; or the
+ * other way round). `sections` empty, or holding "*", starts from the whole doc.
+ */
+export function searchScope(
+  doc: MarkdownDoc,
+  sections: readonly string[],
+  exclude: readonly string[],
+): boolean[] {
+  const include = sections.filter((p) => p.trim() !== "*").map(parseHeadingPattern);
+  const leave = exclude.map(parseHeadingPattern);
+  const all = sections.length === 0 || include.length < sections.length;
+  const state: boolean[] = [];
+  for (const s of doc.sections) {
+    if (s.level === 0) state.push(all);
+    else if (leave.some((p) => matchesHeadingPattern(s, p))) state.push(false);
+    else if (include.some((p) => matchesHeadingPattern(s, p))) state.push(true);
+    else state.push(state[s.parent] ?? all);
+  }
+  return state;
+}
+
 export const forbiddenPattern = defineCheck({
   kind: "forbidden-pattern",
   description: "Phrases or patterns that must not appear in the prose: TBD, TODO, etc., weasel words",
@@ -65,10 +102,10 @@ export const forbiddenPattern = defineCheck({
         }),
       ];
     }
-    const scope = params.sections.length > 0 ? sectionScope(doc, params.sections) : undefined;
+    const scope = searchScope(doc, params.sections, params.exclude_sections);
     const findings: Finding[] = [];
     for (const b of doc.blocks) {
-      if (scope && !scope.has(b.section)) continue;
+      if (!scope[b.section]) continue;
       if (!(isProse(b) || (params.include_code && b.kind === "code"))) continue;
       const source = params.include_code ? doc.text.slice(b.charStart, b.charEnd) : maskedSource(doc, b);
       re.lastIndex = 0;

@@ -9,7 +9,9 @@ import { codeExample } from "./code-example.js";
 import { emptySection } from "./empty-section.js";
 import { forbiddenPattern } from "./forbidden-pattern.js";
 import { linksResolve } from "./links-resolve.js";
+import { measurable } from "./measurable.js";
 import { requiredFrontmatter } from "./required-frontmatter.js";
+import { requiredPattern } from "./required-pattern.js";
 import { requiredSection } from "./required-section.js";
 import { rfc2119 } from "./rfc2119.js";
 import { sectionOrder } from "./section-order.js";
@@ -21,9 +23,11 @@ export const CHECK_KINDS: readonly CheckKind[] = [
   sectionOrder,
   emptySection,
   forbiddenPattern,
+  requiredPattern,
   requiredFrontmatter,
   traceId,
   rfc2119,
+  measurable,
   linksResolve,
   assumptions,
   codeExample,

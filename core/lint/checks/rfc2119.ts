@@ -3,6 +3,7 @@ import { z } from "zod";
 import { escapeRegExp, firstLineRange, maskInline, sectionScope, statementsIn } from "../helpers.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
+import type { Block, MarkdownDoc } from "../../markdown/document.js";
 
 export const KEYWORDS = [
   "MUST",
@@ -28,6 +29,26 @@ export const options = z.strictObject({
     .describe("Keywords that count (matched in capitals)"),
 });
 
+/**
+ * Starts of the top-level list items a lead-in covers: a paragraph right before the list
+ * that holds a keyword and ends with a colon ("The client MUST:") binds every item of it.
+ */
+function coveredByLeadIn(doc: MarkdownDoc, keyword: RegExp): Set<number> {
+  const covered = new Set<number>();
+  let lead: Block | undefined;
+  let leadBinds = false;
+  for (const b of doc.blocks) {
+    if (b.listDepth > 0) {
+      if (b.kind === "list_item" && b.listDepth === 1 && leadBinds) covered.add(b.charStart);
+      continue;
+    }
+    if (b.kind === "list_item") continue;
+    lead = b.kind === "paragraph" ? b : undefined;
+    leadBinds = lead !== undefined && /:\s*$/.test(lead.text) && keyword.test(maskInline(lead.text));
+  }
+  return covered;
+}
+
 export const rfc2119 = defineCheck({
   kind: "rfc2119",
   description: "Every requirement statement (list item, table row) carries an RFC 2119 keyword in capitals",
@@ -43,9 +64,10 @@ export const rfc2119 = defineCheck({
         ? new RegExp(`^(?:${profile.verify_prefixes.map(escapeRegExp).join("|")})-[\\p{L}\\p{N}_]+`, "u")
         : undefined;
     const findings: Finding[] = [];
+    const covered = coveredByLeadIn(doc, upper);
     for (const st of statementsIn(doc, sectionScope(doc, params.sections), idStart)) {
       const source = maskInline(st.source);
-      if (upper.test(source)) continue;
+      if (upper.test(source) || (st.kind === "list_item" && covered.has(st.charStart))) continue;
       const low = lower.exec(source);
       const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);
       findings.push(

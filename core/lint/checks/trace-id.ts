@@ -7,11 +7,21 @@ import type { MarkdownDoc } from "../../markdown/document.js";
 
 export const options = z.strictObject({
   prefixes: z
-    .array(z.string().regex(/^[A-Z][A-Z0-9]*$/))
+    .array(z.string().regex(/^(?:[A-Z][A-Z0-9]*|\*)$/))
     .default([])
-    .describe("ID prefixes (REQ for REQ-001); empty: the profile's verify_prefixes"),
+    .describe(
+      'ID prefixes (REQ for REQ-001); "*" for any prefix of 2 to 10 capitals and digits (WH-001, REF-12); empty: the profile\'s verify_prefixes',
+    ),
   format: z.string().default("\\d{3,}").describe("Regular expression for the part after 'PREFIX-'"),
   unique: z.boolean().default(true).describe("Report an ID defined (opening a statement) more than once"),
+  require_ids: z
+    .boolean()
+    .default(true)
+    .describe("With sections: report a statement there that does not open with an ID"),
+  check_format: z
+    .boolean()
+    .default(true)
+    .describe("Report IDs that do not have the format (off when another trace-id check already does)"),
   sections: z
     .array(z.string().min(1))
     .default([])
@@ -27,13 +37,15 @@ export interface TraceIdOccurrence {
   charEnd: number;
 }
 
+/** The prefixes as regex alternatives; "*" stands for any run of 2 to 10 capitals and digits. */
+export function prefixAlternatives(prefixes: readonly string[]): string {
+  return prefixes.map((p) => (p === "*" ? "[A-Z][A-Z0-9]{1,9}" : escapeRegExp(p))).join("|");
+}
+
 /** Every `PREFIX-xxx` token in the prose of the doc. */
 export function traceIdsIn(doc: MarkdownDoc, prefixes: readonly string[]): TraceIdOccurrence[] {
   if (prefixes.length === 0) return [];
-  const re = new RegExp(
-    `(?<![\\p{L}\\p{N}_-])(${prefixes.map(escapeRegExp).join("|")})-([\\p{L}\\p{N}_]+)`,
-    "gu",
-  );
+  const re = new RegExp(`(?<![\\p{L}\\p{N}_-])(${prefixAlternatives(prefixes)})-([\\p{L}\\p{N}_]+)`, "gu");
   const out: TraceIdOccurrence[] = [];
   for (const b of doc.blocks) {
     if (!isProse(b)) continue;
@@ -66,9 +78,15 @@ export const traceId = defineCheck({
     } catch {
       format = /^\d{3,}$/;
     }
-    const occurrences = traceIdsIn(doc, prefixes);
-    const shown = `${prefixes[0]}-${params.format === "\\d{3,}" ? "001" : params.format}`;
-    for (const o of occurrences) {
+    // "*" finds IDs where statements open; formats are checked for the named prefixes only
+    // (UTF-8 or SHA-256 in prose are not trace IDs).
+    const named = prefixes.filter((p) => p !== "*");
+    const occurrences = traceIdsIn(
+      doc,
+      named.length > 0 || !prefixes.includes("*") ? named : ctx.profile.verify_prefixes,
+    );
+    const shown = `${named[0] ?? ctx.profile.verify_prefixes[0] ?? "REQ"}-${params.format === "\\d{3,}" ? "001" : params.format}`;
+    for (const o of params.check_format ? occurrences : []) {
       if (!format.test(o.id.slice(o.prefix.length + 1)))
         findings.push(
           ctx.finding({
@@ -80,7 +98,7 @@ export const traceId = defineCheck({
         );
     }
 
-    const idStart = new RegExp(`^(?:${prefixes.map(escapeRegExp).join("|")})-[\\p{L}\\p{N}_]+`, "u");
+    const idStart = new RegExp(`^(?:${prefixAlternatives(prefixes)})-[\\p{L}\\p{N}_]+`, "u");
     const scope =
       params.sections.length > 0
         ? sectionScope(doc, params.sections)
@@ -106,7 +124,7 @@ export const traceId = defineCheck({
           );
       }
     }
-    if (params.sections.length > 0) {
+    if (params.sections.length > 0 && params.require_ids) {
       for (const st of statements) {
         if (idStart.test(stripLead(st.source))) continue;
         const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);

@@ -187,3 +187,33 @@ describe("adoption", () => {
     expect(() => adoptFrontmatter("---\na: [x\n---\n", { type: "prd" })).toThrow(FrontmatterInvalidError);
   });
 });
+
+describe("adoption says what it did", () => {
+  it("names the guessed values and how many findings of how many checks were lowered", async () => {
+    const { adoptionNote } = await import("../../../core/lint/adopt.js");
+    expect(
+      adoptionNote({
+        adopt: { size: "standard" },
+        profile_key: "kep",
+        size: "standard",
+        findings: [
+          { check: "a", relaxed: true },
+          { check: "a", relaxed: true },
+          { check: "b", relaxed: true },
+          { check: "c", relaxed: false },
+        ],
+      }),
+    ).toBe(
+      "Adoption: the doc names no size, so it was read at 'standard'. 3 findings of 2 checks were reported one level lower (MUST as SHOULD, SHOULD as INFO) while the doc is adopted. Add `size: standard` to its frontmatter for the full checks.",
+    );
+    expect(adoptionNote({ profile_key: "kep", size: "standard", findings: [] })).toBeUndefined();
+    expect(
+      adoptionNote({
+        adopt: { type: "adr", size: "small" },
+        profile_key: "adr",
+        size: "small",
+        findings: [],
+      }),
+    ).toMatch(/no type, so it was read as 'adr' and no size.*No finding had to be lowered/);
+  });
+});

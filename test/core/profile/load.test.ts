@@ -19,7 +19,7 @@ describe("parseProfile", () => {
     const r = parseProfile(valid);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.profile.checks[0]!.params).toEqual({ section: "Goals", min_words: 1 });
+    expect(r.profile.checks[0]!.params).toEqual({ section: "Goals", min_words: 2 });
     expect(r.profile.checks[0]!.relaxed).toBe(false);
     expect(r.profile.sizes).toEqual({ default: "standard", values: [{ key: "standard", skip: [] }] });
     expect(r.profile.waivers).toEqual({ approvals: 1, allow_must: true });

@@ -74,4 +74,31 @@ describe("forbidden-pattern", () => {
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]!.message).toMatch(/invalid pattern/);
   });
+
+  it("leaves out excluded sections: undecided words are expected under open questions", () => {
+    const doc = `${FM}# T\n\n## Design\n\nThe cache is TBD.\n\n## Unresolved questions\n\n- TBD: which region?\n\n### Later\n\nTODO\n`;
+    const r = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD", "TODO"],
+      exclude_sections: ["Unresolved questions|Open questions"],
+    });
+    expect(hits(doc, r)).toEqual([[9, "TBD"]]);
+  });
+});
+
+describe("forbidden-pattern scope", () => {
+  it("the innermost section named decides", () => {
+    const doc = `${FM}# T\n\n## Summary\n\nTBD a\n\n## Design details\n\nTBD b\n\n### Test plan\n\nTBD c\n\n### Graduation criteria\n\nTBD d\n`;
+    const must = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD"],
+      sections: ["Design details"],
+      exclude_sections: ["Graduation criteria"],
+    });
+    expect(hits(doc, must).map(([l]) => l)).toEqual([13, 17]);
+    const should = runCheck("forbidden-pattern", doc, {
+      phrases: ["TBD"],
+      sections: ["*", "Graduation criteria"],
+      exclude_sections: ["Design details"],
+    });
+    expect(hits(doc, should).map(([l]) => l)).toEqual([9, 21]);
+  });
 });

@@ -50,4 +50,10 @@ describe("rfc2119", () => {
     const r = runCheck("rfc2119", `${FM}## Requirements\n\n- It should y.\n`, params);
     expect(r.findings[0]!.message).toMatch(/'should' in lowercase: write SHOULD/);
   });
+
+  it("a lead-in with a keyword and a colon covers the list under it", () => {
+    const doc = `${FM}# T\n\n## Requirements\n\nThe client MUST:\n\n- retry on 503\n- give up after 3 tries\n\nThe server:\n\n- logs each retry\n\nThe client SHOULD log. Then:\n\n- back off\n`;
+    const r = runCheck("rfc2119", doc, { sections: ["Requirements"] });
+    expect(hits(doc, r)).toEqual([[16, "- logs each retry"]]);
+  });
 });
