@@ -154,6 +154,19 @@ describe("bounded bodies on a real listener", () => {
     await problem(await t.req("POST", "/admin/backends", big), 413, "body_too_large");
   });
 
+  it("takes a streamed body under the limit, to an upper-case doc id too", async () => {
+    const current = await json<{ current_version: { id: string } }>(t.req("GET", `/docs/${docId}`));
+    const res = await chunkedUpload(
+      port,
+      "PUT",
+      `/api/v1/docs/${docId.toUpperCase()}/files/content?path=streamed.md&base_version=${current.current_version.id.toUpperCase()}`,
+      256 * 1024,
+      { "content-type": "application/octet-stream" },
+    );
+    expect(res.status, res.body).toBe(200);
+    expect(readFileSync(join(t.root, "checkout/streamed.md")).length).toBe(256 * 1024);
+  });
+
   it("takes a body under the limit as before", async () => {
     const small = await t.req("POST", "/render", { markdown: "# Hello" });
     expect(small.status).toBe(200);

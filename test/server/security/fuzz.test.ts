@@ -263,6 +263,15 @@ describe("fuzzing every operation of openapi.json", () => {
         out.push(r);
       }
     }
+    // Headers every operation may get: resumption ids, conditional and content negotiation.
+    const printable = BAD_STRINGS.filter((b) => /^[\t\x20-\x7e]*$/.test(b));
+    for (const name of ["last-event-id", "if-none-match", "accept", "range"])
+      for (const bad of pick(printable, op.notImplemented ? 1 : 2)) {
+        const r = baseline(op);
+        r.headers[name] = bad;
+        r.what = `header ${name}=${JSON.stringify(bad.slice(0, 40))}`;
+        out.push(r);
+      }
     if (op.method !== "GET" && op.method !== "DELETE") {
       const bodies: Array<[string, string | undefined, string | FormData]> = [
         ["malformed JSON", "application/json", "{"],
