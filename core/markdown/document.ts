@@ -233,7 +233,12 @@ export function parseMarkdown(text: string): MarkdownDoc {
       } else continue;
       if (typeof value !== "string") continue;
       const href = value;
-      let at = href === "" ? -1 : text.indexOf(href, cursor);
+      // The destination right after "](" (or "](<"), else the first occurrence (the label may repeat it).
+      let at = href === "" ? -1 : text.indexOf(`](${href}`, cursor);
+      if (at >= 0 && at + 2 + href.length <= ce) at += 2;
+      else if (href !== "" && (at = text.indexOf(`](<${href}`, cursor)) >= 0 && at + 3 + href.length <= ce)
+        at += 3;
+      else at = href === "" ? -1 : text.indexOf(href, cursor);
       if (at < 0 || at + href.length > ce) at = href === "" ? -1 : definitionOf(text, href);
       const lineEnd = text.indexOf("\n", cs);
       const charStart = at < 0 ? cs : at;
