@@ -239,10 +239,18 @@ export function parseMarkdown(text: string): MarkdownDoc {
       } else continue;
       if (typeof value !== "string") continue;
       const href = value;
-      // Search the block's own text only: a reference link's destination sits in its
+      // Search the block's own text only (a search to the doc's end for every link would
+      // make parsing quadratic): the destination right after "](" (or "](<"), else its first
+      // occurrence (the label may repeat it); a reference link's destination sits in its
       // definition, maybe at the far end of the doc, found once through the definitions map.
       own ??= text.slice(cs, ce);
-      let at = href === "" || cursor >= ce ? -1 : own.indexOf(href, cursor - cs);
+      let at = -1;
+      if (href !== "" && cursor < ce) {
+        const from = cursor - cs;
+        if ((at = own.indexOf(`](${href}`, from)) >= 0) at += 2;
+        else if ((at = own.indexOf(`](<${href}`, from)) >= 0) at += 3;
+        else at = own.indexOf(href, from);
+      }
       if (at >= 0) at += cs;
       else if (href !== "") at = (definitions ??= referenceDefinitions(text)).get(href) ?? -1;
       const nextLine = index.lineOfChar(cs) + 1;

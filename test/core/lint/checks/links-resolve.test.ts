@@ -116,3 +116,17 @@ describe("links-resolve", () => {
     expect(resolveInBundle("doc.md", "./a/./b/../c")).toBe("a/c");
   });
 });
+
+describe("links-resolve anchors", () => {
+  it("anchors at the destination even when the label repeats it", () => {
+    const doc = `${FM}See [notes/c.md](notes/c.md) and [<x>](<notes/d.md>).\n`;
+    const r = runCheck("links-resolve", doc, {}, files);
+    const text = Buffer.from(doc);
+    expect(
+      r.findings.map((f) => [f.anchor.quote, text.subarray(f.anchor.start - 1, f.anchor.start).toString()]),
+    ).toEqual([
+      ["notes/c.md", "("],
+      ["notes/d.md", "<"],
+    ]);
+  });
+});
