@@ -15,5 +15,7 @@ if (!existsSync(target)) {
     // Leave out anything a server ever wrote into the tracked copy.
     filter: (path) => !path.slice(source.length).split(sep).includes(".spec-review"),
   });
-  process.stderr.write("copied fixtures/demo to tmp/demo: npm start serves the copy (delete it to start over)\n");
+  process.stderr.write(
+    "copied fixtures/demo to tmp/demo: npm start serves the copy (delete it to start over)\n",
+  );
 }
