@@ -199,7 +199,9 @@ async function whilePolling<T>(
       } catch (err) {
         failures++;
         if (failures === 1)
-          log(`GET /meta failed: ${err instanceof Error ? String(err.cause ?? err.message) : String(err)}`);
+          log(
+            `GET /meta failed: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`,
+          );
       }
       maxMs = Math.max(maxMs, performance.now() - t);
       polls++;
