@@ -89,8 +89,7 @@ export function listSalvager<K extends string, I extends z.ZodObject>(
       repairs.push(`the answer is a bare list; read as ${key}`);
       list = data;
     } else if (isObject(data)) {
-      for (const k of Object.keys(data))
-        if (k !== key) repairs.push(`unknown field ${k} left out`);
+      for (const k of Object.keys(data)) if (k !== key) repairs.push(`unknown field ${k} left out`);
       list = data[key];
     }
     if (!Array.isArray(list))

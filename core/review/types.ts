@@ -132,4 +132,3 @@ export const EXPECTED_TOKENS_OUT: Record<AiStage, number> = {
   claims: 400,
   findings: 300,
 };
-

@@ -148,7 +148,10 @@ export function scriptedAnswer(schemaName: string, prompt: string, schema: unkno
       return { findings };
     }
     case "finding_fix": {
-      const section = /The section of [^\n]*:\n<spec_text_\d+[^>]*>\n([\s\S]*?)\n<\/spec_text_\d+>\n\nGive the exact text/.exec(prompt)?.[1] ?? "";
+      const section =
+        /The section of [^\n]*:\n<spec_text_\d+[^>]*>\n([\s\S]*?)\n<\/spec_text_\d+>\n\nGive the exact text/.exec(
+          prompt,
+        )?.[1] ?? "";
       const line = section.split("\n").find((l) => l.includes("TODO")) ?? section.split("\n")[0] ?? "";
       return { find: line, replace: line.replace("TODO", "DONE"), explanation: "Finished the TODO." };
     }
