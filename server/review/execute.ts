@@ -282,7 +282,12 @@ export class RunExecution extends ReviewBase {
       });
     const stages = [
       { name: "lint", duration_ms: lintMs },
-      ...outcome.stages.filter((s) => s.steps > 0 || s.name !== "judge" || done),
+      ...outcome.stages
+        .filter((s) => s.steps > 0 || s.lost > 0 || s.name !== "judge" || done)
+        .map((s) => {
+          const notes = outcome.repairs[s.name]?.slice(0, 5) ?? [];
+          return notes.length > 0 ? { ...s, repair_notes: notes } : s;
+        }),
       ...(done ? [{ name: "verdict", duration_ms: verdictMs }] : []),
     ];
     await this.persist(run, lint, outcome, merged, {

@@ -1,5 +1,5 @@
 /** What a full run produced, as the API reads it: questions, claims, report, tour. */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Anchor } from "../../core/anchor/anchor.js";
 import type { ClaimLabel } from "../../core/review/pipeline.js";
 import type { Verdict } from "../../core/verdict/index.js";
@@ -67,12 +67,14 @@ export class ReviewReads extends ReviewBase {
       for (const f of fs) out[f[key]] = (out[f[key]] ?? 0) + 1;
       return out;
     };
-    const answeredGroups = qs.map(
-      (q) =>
-        q.groups.filter((g) =>
-          g.some((r) => (q.answers as Array<{ reader: number; answered: boolean }>)[r - 1]?.answered),
-        ).length,
-    );
+    const answeredGroups = qs
+      .filter((q) => q.result !== "unjudged")
+      .map(
+        (q) =>
+          q.groups.filter((g) =>
+            g.some((r) => (q.answers as Array<{ reader: number; answered: boolean }>)[r - 1]?.answered),
+          ).length,
+      );
     return {
       run_id: run.id,
       kind: run.kind,
@@ -85,10 +87,12 @@ export class ReviewReads extends ReviewBase {
         agree: count("agree"),
         partial: count("partial"),
         unanswered: count("unanswered"),
+        unjudged: count("unjudged"),
         mean_groups: answeredGroups.length
           ? round(answeredGroups.reduce((a, b) => a + b, 0) / answeredGroups.length)
           : 0,
       },
+      answers_by_stage: answersByStage(run.stages),
       findings_by_category: by("category"),
       findings_by_stage: by("stage"),
       findings_by_level: by("level"),
@@ -131,13 +135,27 @@ export class ReviewReads extends ReviewBase {
       .from(findings)
       .where(eq(findings.runId, run.id))
       .orderBy(asc(findings.ord));
+    const unjudged = new Set(
+      (
+        await this.db
+          .select({ findingId: buildQuestions.findingId })
+          .from(buildQuestions)
+          .where(and(eq(buildQuestions.runId, run.id), eq(buildQuestions.result, "unjudged")))
+      ).map((q) => q.findingId),
+    );
     const decide: Point[] = [];
     const must: Point[] = [];
     const should: Point[] = [];
     for (const f of rows) {
       const anchor = (f.anchor as Anchor | null) ?? undefined;
       const base = { key: `finding:${f.id}`, finding_id: f.id, ...(anchor ? { anchor } : {}) };
-      if (f.checkSlug === "build-question" || f.checkSlug === "claim-contradicted")
+      if (unjudged.has(f.id))
+        decide.push({
+          ...base,
+          kind: "decide",
+          sentence: `Needs a person: the review could not judge this ${f.level} question; read the doc and decide whether it answers it. ${f.message}`,
+        });
+      else if (f.checkSlug === "build-question" || f.checkSlug === "claim-contradicted")
         decide.push({
           ...base,
           kind: "decide",
@@ -157,4 +175,23 @@ export class ReviewReads extends ReviewBase {
       });
     return points;
   }
+}
+
+/** Per AI stage: model calls, and answers repaired, retried, dropped and lost (docs/review.md). */
+export function answersByStage(stages: ReadonlyArray<Record<string, unknown>>) {
+  const out: Record<
+    string,
+    { calls: number; repaired: number; retried: number; dropped: number; lost: number }
+  > = {};
+  const n = (v: unknown) => (typeof v === "number" ? v : 0);
+  for (const s of stages)
+    if (typeof s["calls"] === "number")
+      out[String(s["name"])] = {
+        calls: n(s["calls"]),
+        repaired: n(s["repaired"]),
+        retried: n(s["retried"]),
+        dropped: n(s["dropped"]),
+        lost: n(s["lost"]),
+      };
+  return out;
 }
