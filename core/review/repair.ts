@@ -192,7 +192,7 @@ export function judgeSalvager(answered: readonly number[]): Salvager<JudgeValue>
           ? `result missing; ${result} from ${groups.length} group(s)`
           : `result ${JSON.stringify(data["result"])} contradicts ${groups.length} group(s); set to ${result}`,
       );
-    const text = (k: string) => (typeof data[k] === "string" ? (data[k] as string) : "");
+    const text = (k: string) => (typeof data[k] === "string" ? data[k] : "");
     for (const k of Object.keys(data))
       if (!["groups", "result", "agreed_answer", "explanation"].includes(k))
         repairs.push(`unknown field ${k} left out`);

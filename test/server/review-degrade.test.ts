@@ -110,7 +110,6 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
   });
 
   it("loses only the question whose judge answers garbage twice; the tour asks a person to judge it", async () => {
-    let target = "";
     const garbage = judgeGarbage(answerFor);
     const { t, docId, run } = await start((req) =>
       schemaOf(req) === "judge_groups" && req.prompt.includes("REQ-001") ? garbage(req) : answerFor(req),
@@ -120,7 +119,7 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
     const { items } = await json<Questions>(t.req("GET", `/runs/${run.id}/questions`));
     expect(items.map((q) => q.result)).toEqual(["unjudged", "diverge", "unanswered", "agree"]);
     expect(items[0]!.groups).toEqual([]);
-    target = items[0]!.text;
+    const target = items[0]!.text;
     const retries = fake.completions.filter(
       (r) =>
         schemaOf(r) === "judge_groups" && r.prompt.includes("Your previous answer was not valid: not JSON"),
