@@ -177,14 +177,14 @@ export async function openHarness(opts: HarnessOptions) {
           level: String(f["level"]),
           message: String(f["message"]),
           heading_path: (anchor["heading_path"] as string[] | undefined) ?? [],
-          quote: String(anchor["quote"] ?? ""),
+          quote: typeof anchor["quote"] === "string" ? anchor["quote"] : "",
         };
       });
       return {
         bundle,
         run_id: runId,
         status: String(run["status"]),
-        ...(run["error"] ? { error: String(run["error"]) } : {}),
+        ...(typeof run["error"] === "string" ? { error: run["error"] } : {}),
         findings,
         calls: Number(report["calls"] ?? 0),
         tokens_in: Number(report["tokens_in"] ?? 0),
