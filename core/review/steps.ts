@@ -21,10 +21,50 @@ export interface CachedStep {
   tokensOut: number;
 }
 
+/** What a model's past answers of one stage looked like (for estimates). */
+export interface StageHistory {
+  /** Answers seen. */
+  answers: number;
+  meanTokensOut: number;
+  /** Mean items per answer, for answers that list items (questions, claims, findings). */
+  meanItems?: number;
+}
+
 /** Where answers are kept between runs (server: the step_cache table). */
 export interface StepCache {
   get(key: string): Promise<CachedStep | undefined>;
   put(key: string, step: CachedStep): Promise<void>;
+  /** The model's recent answers by stage; estimates use them instead of fixed sizes. */
+  history?(model: string): Promise<Record<string, StageHistory>>;
+}
+
+/** Summarize cached answers by stage (the `history` of a StepCache). */
+export function historyOf(steps: Iterable<Pick<CachedStep, "stage" | "text" | "tokensOut">>) {
+  const acc = new Map<string, { n: number; out: number; listed: number; items: number }>();
+  for (const s of steps) {
+    const a = acc.get(s.stage) ?? { n: 0, out: 0, listed: 0, items: 0 };
+    a.n++;
+    a.out += s.tokensOut;
+    try {
+      const v = parseJsonAnswer(s.text) as Record<string, unknown>;
+      const list = Object.values(v).find((x) => Array.isArray(x)) as unknown[] | undefined;
+      if (list && Object.keys(v).length === 1) {
+        a.listed++;
+        a.items += list.length;
+      }
+    } catch {
+      // not JSON: counts for size only
+    }
+    acc.set(s.stage, a);
+  }
+  const out: Record<string, StageHistory> = {};
+  for (const [stage, a] of acc)
+    out[stage] = {
+      answers: a.n,
+      meanTokensOut: a.out / a.n,
+      ...(a.listed > 0 ? { meanItems: a.items / a.listed } : {}),
+    };
+  return out;
 }
 
 /** The monthly token budget as a run sees it. */
