@@ -1,9 +1,13 @@
 /**
  * One model step: cache lookup by sha256(stage, model, prompt), at most `parallel` calls
- * at once, the budget asked before each call and told after it, retries with backoff for
- * errors a retry can help (a 429's Retry-After is respected), and the answer validated
- * against its zod schema: an invalid answer is asked again once with the error, then the
- * step fails with a clear message.
+ * at once (`p-limit`), the budget asked before each call and told after it, retries with
+ * backoff for errors a retry can help (`p-retry`; a 429's Retry-After is respected, and a
+ * call waiting to retry holds no slot), and the answer validated against its zod schema.
+ * An answer that fails it is repaired where the fix has one clear meaning (the step's
+ * salvager, core/review/repair.ts); otherwise it is asked again once with the problems;
+ * on that second try its invalid items are dropped, and an answer still unusable fails the
+ * step with `model_output_invalid` (the pipeline then loses only that step's item).
+ * Per stage, the runner counts calls and repaired, retried, dropped and lost answers.
  */
 import pLimit, { type LimitFunction } from "p-limit";
 import pRetry, { AbortError } from "p-retry";
