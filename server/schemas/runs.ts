@@ -140,12 +140,10 @@ export const RunReportSchema = z
           repaired: z.int().openapi({ description: "answers taken after a repair with one clear meaning" }),
           retried: z.int().openapi({ description: "answers asked again once because they were invalid" }),
           dropped: z.int().openapi({ description: "items left out (beyond a limit, or invalid twice)" }),
-          lost: z
-            .int()
-            .openapi({
-              description:
-                "answers invalid twice: the question is unjudged, or the section's claims or findings are lost",
-            }),
+          lost: z.int().openapi({
+            description:
+              "answers invalid twice: the question is unjudged, or the section's claims or findings are lost",
+          }),
         }),
       )
       .optional()
