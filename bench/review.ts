@@ -5,12 +5,21 @@
  * fake model that answers after 200 ms, parallel_calls 4. The wall time of the AI stages
  * is compared with the ideal: calls x latency / parallel_calls (within 15%). Then one
  * section is edited and the bundle reviewed again with the same step cache: the share
- * of steps the cache answered is printed (aim: at least 80%).
+ * of steps the cache answered is printed (aim: at least 80%). Before each review, the
+ * estimate (the code of GET /docs/{docId}/runs/estimate, on the same step cache) is printed
+ * beside the tokens and calls the review then really used, with their ratio (aim: within 25%).
  *
  *   npm run bench:review [-- --latency 200 --parallel 4]
  */
 import { parseArgs } from "node:util";
-import { runReview, type CachedStep, type ReviewInput, type StepCache } from "../core/review/index.js";
+import {
+  estimateReview,
+  historyOf,
+  runReview,
+  type CachedStep,
+  type ReviewInput,
+  type StepCache,
+} from "../core/review/index.js";
 import { scriptedClient } from "../test/core/review/scripted-model.js";
 
 const { values } = parseArgs({
@@ -52,6 +61,7 @@ function bundleText(edit = false): string {
 function memoryCache(): StepCache {
   const map = new Map<string, CachedStep>();
   return {
+    history: (model) => Promise.resolve(historyOf([...map.values()].filter((s) => s.model === model))),
     get: (k) => Promise.resolve(map.get(k)),
     put: (k, v) => {
       map.set(k, v);
@@ -60,19 +70,28 @@ function memoryCache(): StepCache {
   };
 }
 
+const PROFILE = {
+  key: "prd",
+  title: "Product requirements",
+  radar: ["completeness", "clarity"],
+  readers: READERS,
+  build_questions: [],
+  guidance: "",
+};
+
 async function review(text: string, cache: StepCache) {
   const client = scriptedClient({ latencyMs: LATENCY });
   const role = { client, model: "bench-model" };
+  const bundle = { files: [{ path: "ledger.md", text }], mainPath: "ledger.md", linked: [] };
+  const estimate = await estimateReview({
+    bundle,
+    profile: PROFILE,
+    models: { reviewer: "bench-model", reader: "bench-model", judge: "bench-model" },
+    cache,
+  });
   const input: ReviewInput = {
-    bundle: { files: [{ path: "ledger.md", text }], mainPath: "ledger.md", linked: [] },
-    profile: {
-      key: "prd",
-      title: "Product requirements",
-      radar: ["completeness", "clarity"],
-      readers: READERS,
-      build_questions: [],
-      guidance: "",
-    },
+    bundle,
+    profile: PROFILE,
     roles: { reviewer: role, reader: role, judge: role },
     parallel: PARALLEL,
     cache,
@@ -82,7 +101,26 @@ async function review(text: string, cache: StepCache) {
   const out = await runReview(input);
   const wall = performance.now() - t0;
   if (out.status !== "done") throw new Error(`review failed: ${out.error?.message}`);
-  return { out, wall, calls: client.calls.length, maxInFlight: client.maxInFlight };
+  return { out, wall, calls: client.calls.length, maxInFlight: client.maxInFlight, estimate };
+}
+
+function printEstimate(label: string, r: Awaited<ReturnType<typeof review>>) {
+  const e = r.estimate;
+  const used = r.out.usage;
+  const rows: Array<[string, number, number]> = [
+    ["calls", e.calls, r.calls],
+    ["tokens in", e.tokens_in, used.tokensIn],
+    ["tokens out", e.tokens_out, used.tokensOut],
+    ["tokens", e.tokens_in + e.tokens_out, used.tokensIn + used.tokensOut],
+  ];
+  console.log(`${label}: estimate (GET /docs/{docId}/runs/estimate) against what the run used`);
+  for (const [name, est, real] of rows) {
+    const ratio = real === 0 ? (est === 0 ? 1 : Infinity) : est / real;
+    console.log(
+      `  ${name.padEnd(10)} estimate ${String(est).padStart(7)}  used ${String(real).padStart(7)}  ratio ${ratio.toFixed(2)}` +
+        (name === "tokens" ? (Math.abs(ratio - 1) <= 0.25 ? " (within 25%)" : " (NOT within 25%)") : ""),
+    );
+  }
 }
 
 const cache = memoryCache();
@@ -104,10 +142,13 @@ for (const s of first.out.stages)
     `  ${s.name.padEnd(10)} ${String(s.steps).padStart(4)} steps, from ${(s.started_ms / 1000).toFixed(2)} s for ${(s.duration_ms / 1000).toFixed(2)} s`,
   );
 
+printEstimate("first review", first);
+
 const second = await review(bundleText(true), cache);
 const share = second.out.usage.cached / second.out.usage.steps;
 console.log(
   `after editing one section: ${second.out.usage.steps} steps, ${second.out.usage.cached} from the cache, ${second.calls} model calls ` +
     `in ${(second.wall / 1000).toFixed(2)} s; cache share ${(share * 100).toFixed(1)}% ${share >= 0.8 ? "(aim >= 80%: met)" : "(aim >= 80%: NOT met)"}`,
 );
+printEstimate("after the edit", second);
 if (Math.abs(over) > 0.15 || share < 0.8) process.exitCode = 1;

@@ -2,7 +2,10 @@
  * What a full review would cost before it starts: the same prompts the pipeline builds,
  * looked up in the step cache. Where the cache holds a section's questions, the readers'
  * prompts are known exactly (and looked up in turn); where it does not, each section is
- * assumed to raise ASSUMED_QUESTIONS questions, each read by every reader and judged once.
+ * assumed to raise as many questions as the reviewer model's past answers did on average
+ * (ASSUMED_QUESTIONS when it has none), each read by every reader and judged once.
+ * Answer sizes are the role model's mean answer size per stage in the step cache, or the
+ * stage's EXPECTED_TOKENS_OUT when the model has answered nothing yet.
  */
 import { buildCorpus, contextFor, type ReviewBundle } from "./corpus.js";
 import {
@@ -22,7 +25,7 @@ import {
   type ProfileBrief,
 } from "./prompts.js";
 import { judgeAnswer, questionsAnswer, readerAnswer } from "./schemas.js";
-import { estimateTokens, stepKey, validateAnswer, type StepCache } from "./steps.js";
+import { estimateTokens, stepKey, validateAnswer, type StageHistory, type StepCache } from "./steps.js";
 
 export const ASSUMED_QUESTIONS = 3;
 
@@ -32,7 +35,7 @@ export interface EstimateInput {
   bundle: ReviewBundle;
   profile: ProfileBrief;
   models: Record<RoleKey, string>;
-  cache: Pick<StepCache, "get">;
+  cache: Pick<StepCache, "get" | "history">;
 }
 
 export interface ReviewEstimate {
@@ -69,14 +72,33 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       judge: { tokensIn: 0, tokensOut: 0, calls: 0 },
     },
   };
-  const need = (stage: AiStage, system: string, prompt: string) => {
+  const history: Partial<Record<RoleKey, Record<string, StageHistory>>> = {};
+  for (const role of ["reviewer", "reader", "judge"] as const)
+    history[role] = (await input.cache.history?.(input.models[role])) ?? {};
+  const seen = (stage: AiStage) => {
+    const h = history[ROLE_OF[stage]]?.[stage];
+    return h && h.answers > 0 ? h : undefined;
+  };
+  const sizeOf = (stage: AiStage) => Math.round(seen(stage)?.meanTokensOut ?? EXPECTED_TOKENS_OUT[stage]);
+  const assumedQuestions = Math.round(seen("questions")?.meanItems ?? ASSUMED_QUESTIONS);
+  // The share of questions the judge was asked about (it is not when fewer than two answer).
+  const q = seen("questions");
+  const judged = seen("judge");
+  const judgeShare =
+    q?.meanItems !== undefined && q.meanItems > 0
+      ? Math.min(1, (judged?.answers ?? 0) / (q.meanItems * q.answers))
+      : 1;
+  /** What an unknown judge prompt adds for the readers' answers. */
+  const answersText = "?".repeat(readers * 4 * Math.round(seen("readers")?.meanTokensOut ?? 50));
+  /** A call the review would make; `weight` < 1 for calls it makes only sometimes. */
+  const need = (stage: AiStage, system: string, prompt: string, weight = 1) => {
     const r = est.byRole[ROLE_OF[stage]];
-    const tin = estimateTokens(system + prompt);
-    const tout = EXPECTED_TOKENS_OUT[stage];
-    est.calls++;
+    const tin = estimateTokens(system + prompt) * weight;
+    const tout = sizeOf(stage) * weight;
+    est.calls += weight;
     est.tokens_in += tin;
     est.tokens_out += tout;
-    r.calls++;
+    r.calls += weight;
     r.tokensIn += tin;
     r.tokensOut += tout;
   };
@@ -114,10 +136,10 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       }
       // Unknown questions: each reader reads about this section and two more.
       const context = contextFor(corpus, [s.key], s.text);
-      for (let q = 0; q < ASSUMED_QUESTIONS; q++) {
+      for (let q = 0; q < assumedQuestions; q++) {
         for (let r = 1; r <= readers; r++)
           need("readers", SYSTEM.reader, readerPrompt(r, readers, "?".repeat(80), context));
-        need("judge", SYSTEM.judge, judgePrompt("?".repeat(80), []) + "?".repeat(200 * readers));
+        need("judge", SYSTEM.judge, judgePrompt("?".repeat(80), []) + answersText, judgeShare);
       }
       continue;
     }
@@ -138,7 +160,7 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
         else known = false;
       }
       if (!known) {
-        need("judge", SYSTEM.judge, judgePrompt(raw.text, []) + "?".repeat(200 * readers));
+        need("judge", SYSTEM.judge, judgePrompt(raw.text, []) + answersText, judgeShare);
         continue;
       }
       const answered = answers.filter((a) => a.answered).map((a) => a.reader);
@@ -149,6 +171,14 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       if (hit && validateAnswer(judgeAnswer(answered), hit.text).ok) est.cached_steps++;
       else need("judge", SYSTEM.judge, prompt);
     }
+  }
+  est.calls = Math.round(est.calls);
+  est.tokens_in = Math.round(est.tokens_in);
+  est.tokens_out = Math.round(est.tokens_out);
+  for (const r of Object.values(est.byRole)) {
+    r.calls = Math.round(r.calls);
+    r.tokensIn = Math.round(r.tokensIn);
+    r.tokensOut = Math.round(r.tokensOut);
   }
   return est;
 }

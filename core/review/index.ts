@@ -1,4 +1,4 @@
-/** The full AI review (docs/review.md): stages, prompts, answer schemas, the step runner and the estimate. */
+/** The full AI review (docs/review.md): stages, prompts and their fence, answer schemas and repairs, the step runner and the estimate. */
 export * from "./model.js";
 export * from "./corpus.js";
 export * from "./schemas.js";
@@ -6,3 +6,5 @@ export * from "./steps.js";
 export * from "./prompts.js";
 export * from "./pipeline.js";
 export * from "./estimate.js";
+export * from "./repair.js";
+export * from "./fence.js";

@@ -16,21 +16,23 @@ function category(radarKeys: readonly string[]) {
     : z.enum([first, ...rest]).describe("the radar category of the profile this is about");
 }
 
+/** The most items one answer may list; more are dropped (a recorded repair). */
+export const MAX_ITEMS = 12;
+
+/** Stage 2: one build question. */
+export function questionItem(radarKeys: readonly string[]) {
+  return z.strictObject({
+    text: z.string().min(5).describe("the question a builder must answer to build from this doc"),
+    level: Level.describe("MUST: builders cannot build without the answer; SHOULD: they would guess"),
+    category: category(radarKeys),
+    quote: z.string().describe("verbatim text of the section the question comes from"),
+    trace_ids: z.array(z.string()).describe("trace IDs (e.g. REQ-001) the question is about"),
+  });
+}
+
 /** Stage 2: the build questions one section raises. */
 export function questionsAnswer(radarKeys: readonly string[]) {
-  return z.strictObject({
-    questions: z
-      .array(
-        z.strictObject({
-          text: z.string().min(5).describe("the question a builder must answer to build from this doc"),
-          level: Level.describe("MUST: builders cannot build without the answer; SHOULD: they would guess"),
-          category: category(radarKeys),
-          quote: z.string().describe("verbatim text of the section the question comes from"),
-          trace_ids: z.array(z.string()).describe("trace IDs (e.g. REQ-001) the question is about"),
-        }),
-      )
-      .max(12),
-  });
+  return z.strictObject({ questions: z.array(questionItem(radarKeys)).max(MAX_ITEMS) });
 }
 
 /** Stage 3: one reader's answer to one question. */
@@ -88,43 +90,41 @@ export function judgeAnswer(answered: readonly number[]) {
 
 export const CLAIM_LABELS = ["supported", "unsupported", "contradicted", "assumption"] as const;
 
+/** Stage 5: one factual claim, labelled. */
+export function claimItem(radarKeys: readonly string[]) {
+  return z.strictObject({
+    text: z.string().min(3).describe("the claim in one sentence"),
+    quote: z.string().describe("verbatim text of the section that makes the claim"),
+    label: z
+      .enum(CLAIM_LABELS)
+      .describe(
+        "supported: other text backs it (quote it); contradicted: other text says otherwise (quote it); " +
+          "unsupported: nothing backs it; assumption: the doc states it as an assumption",
+      ),
+    sources: z.array(z.string()).describe("verbatim quotes of the text that support or contradict it"),
+    category: category(radarKeys),
+    explanation: z.string(),
+  });
+}
+
 /** Stage 5: factual claims of one section, labelled. */
 export function claimsAnswer(radarKeys: readonly string[]) {
+  return z.strictObject({ claims: z.array(claimItem(radarKeys)).max(MAX_ITEMS) });
+}
+
+/** Stage 6: one finding of the reviewer. */
+export function findingItem(radarKeys: readonly string[]) {
   return z.strictObject({
-    claims: z
-      .array(
-        z.strictObject({
-          text: z.string().min(3).describe("the claim in one sentence"),
-          quote: z.string().describe("verbatim text of the section that makes the claim"),
-          label: z
-            .enum(CLAIM_LABELS)
-            .describe(
-              "supported: other text backs it (quote it); contradicted: other text says otherwise (quote it); " +
-                "unsupported: nothing backs it; assumption: the doc states it as an assumption",
-            ),
-          sources: z.array(z.string()).describe("verbatim quotes of the text that support or contradict it"),
-          category: category(radarKeys),
-          explanation: z.string(),
-        }),
-      )
-      .max(12),
+    level: Level.describe("MUST blocks building; SHOULD would cost rework; INFO is a suggestion"),
+    category: category(radarKeys),
+    message: z.string().min(5).describe("what is wrong and what to do, in one or two sentences"),
+    quote: z.string().describe("verbatim text of the section the finding is about"),
   });
 }
 
 /** Stage 6: the reviewer's findings on one section. */
 export function findingsAnswer(radarKeys: readonly string[]) {
-  return z.strictObject({
-    findings: z
-      .array(
-        z.strictObject({
-          level: Level.describe("MUST blocks building; SHOULD would cost rework; INFO is a suggestion"),
-          category: category(radarKeys),
-          message: z.string().min(5).describe("what is wrong and what to do, in one or two sentences"),
-          quote: z.string().describe("verbatim text of the section the finding is about"),
-        }),
-      )
-      .max(12),
-  });
+  return z.strictObject({ findings: z.array(findingItem(radarKeys)).max(MAX_ITEMS) });
 }
 
 /** A fix: text to replace in the file, and its replacement. */

@@ -1,12 +1,19 @@
 /**
  * One model step: cache lookup by sha256(stage, model, prompt), at most `parallel` calls
- * at once, the budget asked before each call and told after it, retries with backoff for
- * errors a retry can help (a 429's Retry-After is respected), and the answer validated
- * against its zod schema: an invalid answer is asked again once with the error, then the
- * step fails with a clear message.
+ * at once (`p-limit`), the budget asked before each call and told after it, retries with
+ * backoff for errors a retry can help (`p-retry`; a 429's Retry-After is respected, and a
+ * call waiting to retry holds no slot), and the answer validated against its zod schema.
+ * An answer that fails it is repaired where the fix has one clear meaning (the step's
+ * salvager, core/review/repair.ts); otherwise it is asked again once with the problems;
+ * on that second try its invalid items are dropped, and an answer still unusable fails the
+ * step with `model_output_invalid` (the pipeline then loses only that step's item).
+ * Per stage, the runner counts calls and repaired, retried, dropped and lost answers.
  */
+import pLimit, { type LimitFunction } from "p-limit";
+import pRetry, { AbortError } from "p-retry";
 import type { z } from "zod";
 import { ModelCallError, type ModelClient } from "./model.js";
+import type { Salvager } from "./repair.js";
 import { jsonSchemaOf } from "./schemas.js";
 
 export interface CachedStep {
@@ -18,10 +25,50 @@ export interface CachedStep {
   tokensOut: number;
 }
 
+/** What a model's past answers of one stage looked like (for estimates). */
+export interface StageHistory {
+  /** Answers seen. */
+  answers: number;
+  meanTokensOut: number;
+  /** Mean items per answer, for answers that list items (questions, claims, findings). */
+  meanItems?: number;
+}
+
 /** Where answers are kept between runs (server: the step_cache table). */
 export interface StepCache {
   get(key: string): Promise<CachedStep | undefined>;
   put(key: string, step: CachedStep): Promise<void>;
+  /** The model's recent answers by stage; estimates use them instead of fixed sizes. */
+  history?(model: string): Promise<Record<string, StageHistory>>;
+}
+
+/** Summarize cached answers by stage (the `history` of a StepCache). */
+export function historyOf(steps: Iterable<Pick<CachedStep, "stage" | "text" | "tokensOut">>) {
+  const acc = new Map<string, { n: number; out: number; listed: number; items: number }>();
+  for (const s of steps) {
+    const a = acc.get(s.stage) ?? { n: 0, out: 0, listed: 0, items: 0 };
+    a.n++;
+    a.out += s.tokensOut;
+    try {
+      const v = parseJsonAnswer(s.text) as Record<string, unknown>;
+      const list = Object.values(v).find((x) => Array.isArray(x)) as unknown[] | undefined;
+      if (list && Object.keys(v).length === 1) {
+        a.listed++;
+        a.items += list.length;
+      }
+    } catch {
+      // not JSON: counts for size only
+    }
+    acc.set(s.stage, a);
+  }
+  const out: Record<string, StageHistory> = {};
+  for (const [stage, a] of acc)
+    out[stage] = {
+      answers: a.n,
+      meanTokensOut: a.out / a.n,
+      ...(a.listed > 0 ? { meanItems: a.items / a.listed } : {}),
+    };
+  return out;
 }
 
 /** The monthly token budget as a run sees it. */
@@ -79,6 +126,8 @@ export interface StepRequest<S extends z.ZodType> {
   schema: S;
   /** Expected answer size, for the budget check before the call. */
   expectedTokensOut?: number;
+  /** Repairs an answer that fails the schema (core/review/repair.ts); without it, no repair. */
+  salvage?: Salvager<unknown>;
 }
 
 export interface StepResult<T> {
@@ -86,6 +135,10 @@ export interface StepResult<T> {
   cached: boolean;
   tokensIn: number;
   tokensOut: number;
+  /** Repairs made to the answer (none for a cached one). */
+  repairs: string[];
+  /** Items left out of the answer. */
+  dropped: number;
 }
 
 export interface Usage {
@@ -167,24 +220,6 @@ export function validateAnswer<S extends z.ZodType>(
   return { ok: false, error: `does not match the schema: ${issues}` };
 }
 
-class Semaphore {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-  constructor(private readonly size: number) {}
-  async acquire(): Promise<void> {
-    if (this.active < this.size) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
-}
-
 const defaultSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
@@ -197,16 +232,52 @@ const defaultSleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", done, { once: true });
   });
 
+/** What happened to the answers of one stage (the run report's `answers_by_stage`). */
+export interface StageAnswers {
+  /** Model requests made (retries after errors and re-asks included; cached steps not). */
+  calls: number;
+  /** Answers taken after at least one repair with one clear meaning. */
+  repaired: number;
+  /** Answers asked again once because they were invalid. */
+  retried: number;
+  /** Items left out: beyond a schema limit, or still invalid after the re-ask. */
+  dropped: number;
+  /** Steps whose answer was unusable twice (the item it was for is lost). */
+  lost: number;
+}
+
+export const emptyStageAnswers = (): StageAnswers => ({
+  calls: 0,
+  repaired: 0,
+  retried: 0,
+  dropped: 0,
+  lost: 0,
+});
+
+/** A model error to retry, with how long to wait first. */
+class RetryableCall extends Error {
+  constructor(
+    readonly waitMs: number,
+    readonly error: ModelCallError,
+  ) {
+    super(error.message);
+  }
+}
+
 export class StepRunner {
   readonly usage: Usage = { steps: 0, cached: 0, requests: 0, tokensIn: 0, tokensOut: 0 };
-  private readonly slots: Semaphore;
+  /** Per stage: calls, repaired, retried, dropped and lost answers. */
+  readonly answers = new Map<string, StageAnswers>();
+  /** Every repair made, by stage (the first few of each are kept). */
+  readonly repairs = new Map<string, string[]>();
+  private readonly slots: LimitFunction;
   private readonly retry: RetryPolicy;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly controller = new AbortController();
   readonly signal: AbortSignal;
 
   constructor(private readonly opts: StepRunnerOptions) {
-    this.slots = new Semaphore(Math.max(1, Math.floor(opts.parallel)));
+    this.slots = pLimit(Math.max(1, Math.floor(opts.parallel)));
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.sleep = opts.sleep ?? defaultSleep;
     this.signal = opts.signal
@@ -217,6 +288,18 @@ export class StepRunner {
   /** Stop every step not finished (after a step failed). */
   abort(): void {
     this.controller.abort();
+  }
+
+  stageAnswers(stage: string): StageAnswers {
+    let a = this.answers.get(stage);
+    if (!a) this.answers.set(stage, (a = emptyStageAnswers()));
+    return a;
+  }
+
+  private noteRepairs(stage: string, repairs: string[]): void {
+    const list = this.repairs.get(stage) ?? [];
+    for (const r of repairs) if (list.length < 20) list.push(r);
+    this.repairs.set(stage, list);
   }
 
   private checkAborted(stage: string): void {
@@ -233,10 +316,11 @@ export class StepRunner {
         this.usage.steps++;
         this.usage.cached++;
         this.opts.onStep?.({ stage: req.stage, cached: true, tokensIn: 0, tokensOut: 0 });
-        return { value: v.value, cached: true, tokensIn: 0, tokensOut: 0 };
+        return { value: v.value, cached: true, tokensIn: 0, tokensOut: 0, repairs: [], dropped: 0 };
       }
     }
     const jsonSchema = jsonSchemaOf(req.schema);
+    const stats = this.stageAnswers(req.stage);
     let prompt = req.prompt;
     let tokensIn = 0;
     let tokensOut = 0;
@@ -244,89 +328,146 @@ export class StepRunner {
       const answer = await this.call(req, prompt, jsonSchema);
       tokensIn += answer.tokensIn;
       tokensOut += answer.tokensOut;
-      const v = validateAnswer(req.schema, answer.text);
-      if (v.ok) {
+      const got = this.judge(req, answer.text, attempt >= 1);
+      if (got.ok) {
+        const value = got.value as z.output<S>;
         await this.opts.cache?.put(key, {
           stage: req.stage,
           model: req.role.model,
-          text: answer.text,
+          text: got.repairs.length > 0 || got.dropped > 0 ? JSON.stringify(value) : answer.text,
           tokensIn: answer.tokensIn,
           tokensOut: answer.tokensOut,
         });
+        if (got.repairs.length > 0) {
+          stats.repaired++;
+          this.noteRepairs(req.stage, got.repairs);
+        }
+        stats.dropped += got.dropped;
         this.usage.steps++;
         this.opts.onStep?.({ stage: req.stage, cached: false, tokensIn, tokensOut });
-        return { value: v.value, cached: false, tokensIn, tokensOut };
+        return { value, cached: false, tokensIn, tokensOut, repairs: got.repairs, dropped: got.dropped };
       }
-      if (attempt >= 1)
+      if (attempt >= 1) {
+        stats.lost++;
         throw new ReviewError(
           "model_output_invalid",
-          `${req.stage}: the model's answer is not valid twice in a row; last answer ${v.error}`,
+          `${req.stage}: the model's answer is not valid twice in a row; last answer ${got.error}`,
           req.stage,
         );
+      }
+      stats.retried++;
       prompt =
-        `${req.prompt}\n\n---\nYour previous answer was not valid: ${v.error}\n` +
+        `${req.prompt}\n\n---\nYour previous answer was not valid: ${got.error}\n` +
         `Answer again with only a JSON object that matches the schema ${req.schemaName}.`;
     }
   }
 
+  /**
+   * Whether an answer text is usable: valid as is, or after repairs with one clear meaning;
+   * on the last try, also with its invalid items left out.
+   */
+  private judge(
+    req: StepRequest<z.ZodType>,
+    text: string,
+    last: boolean,
+  ): { ok: true; value: unknown; repairs: string[]; dropped: number } | { ok: false; error: string } {
+    const v = validateAnswer(req.schema, text);
+    if (v.ok) return { ok: true, value: v.value, repairs: [], dropped: 0 };
+    if (!req.salvage || v.error.startsWith("not JSON")) return v;
+    const s = req.salvage(parseJsonAnswer(text));
+    if (s.value === undefined || (s.problems.length > 0 && !last))
+      return { ok: false, error: `does not match the schema: ${s.problems.slice(0, 5).join("; ")}` };
+    const checked = req.schema.safeParse(s.value);
+    if (!checked.success) return v;
+    return { ok: true, value: checked.data, repairs: s.repairs, dropped: s.dropped + s.invalid };
+  }
+
   /** One model call, holding a slot, with retries for errors a retry can help. */
   private async call(req: StepRequest<z.ZodType>, prompt: string, schema: Record<string, unknown>) {
-    for (let retry = 0; ; retry++) {
-      this.checkAborted(req.stage);
-      await this.slots.acquire();
-      let wait: number | undefined;
-      try {
+    return pRetry(
+      async (attempt) => {
         this.checkAborted(req.stage);
-        await this.checkBudget(req, prompt);
-        const timeout = AbortSignal.timeout(this.retry.timeoutMs);
-        const signal = AbortSignal.any([this.signal, timeout]);
-        this.usage.requests++;
-        try {
-          const answer = await req.role.client.call({
-            stage: req.stage,
-            model: req.role.model,
-            system: req.system,
-            prompt,
-            schemaName: req.schemaName,
-            schema,
-            signal,
-          });
-          this.usage.tokensIn += answer.tokensIn;
-          this.usage.tokensOut += answer.tokensOut;
-          await this.opts.budget?.record(answer.tokensIn, answer.tokensOut);
-          return answer;
-        } catch (err) {
-          if (this.signal.aborted) throw new ReviewError("cancelled", "the run was stopped", req.stage);
-          const e =
-            err instanceof ModelCallError
-              ? err
-              : timeout.aborted
-                ? new ModelCallError(`no answer within ${this.retry.timeoutMs} ms`, "timeout", undefined, {
-                    cause: err,
-                  })
-                : undefined;
-          if (!e)
-            throw new ReviewError(
-              "model_call_failed",
-              `${req.stage}: the model call failed: ${err instanceof Error ? err.message : String(err)}`,
-              req.stage,
-              { cause: err },
-            );
-          const tooLong = e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs;
-          if (!e.retryable || retry >= this.retry.retries || tooLong)
-            throw new ReviewError(
-              "model_call_failed",
-              `${req.stage}: the model call failed (${e.kind}${retry > 0 ? `, after ${retry} retries` : ""}): ${e.message}`,
-              req.stage,
-              { cause: e },
-            );
-          wait =
-            e.retryAfterMs ?? Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * Math.pow(2, retry));
-        }
-      } finally {
-        this.slots.release();
-      }
-      await this.sleep(wait, this.signal);
+        return this.slots(() => this.callOnce(req, prompt, schema, attempt - 1));
+      },
+      {
+        retries: this.retry.retries,
+        minTimeout: 0,
+        maxTimeout: 0,
+        randomize: false,
+        // A call waiting to retry holds no slot: the wait is outside `slots`.
+        onFailedAttempt: async ({ error }) => {
+          if (error instanceof RetryableCall) await this.sleep(error.waitMs, this.signal);
+        },
+        shouldRetry: ({ error }) => error instanceof RetryableCall,
+      },
+    ).catch((err: unknown) => {
+      if (err instanceof RetryableCall) throw this.failed(req, err.error, this.retry.retries);
+      throw err;
+    });
+  }
+
+  private failed(req: StepRequest<z.ZodType>, e: ModelCallError, retries: number): ReviewError {
+    return new ReviewError(
+      "model_call_failed",
+      `${req.stage}: the model call failed (${e.kind}${retries > 0 ? `, after ${retries} retries` : ""}): ${e.message}`,
+      req.stage,
+      { cause: e },
+    );
+  }
+
+  private async callOnce(
+    req: StepRequest<z.ZodType>,
+    prompt: string,
+    schema: Record<string, unknown>,
+    retry: number,
+  ) {
+    this.checkAborted(req.stage);
+    await this.checkBudget(req, prompt);
+    const timeout = AbortSignal.timeout(this.retry.timeoutMs);
+    const signal = AbortSignal.any([this.signal, timeout]);
+    this.usage.requests++;
+    this.stageAnswers(req.stage).calls++;
+    try {
+      const answer = await req.role.client.call({
+        stage: req.stage,
+        model: req.role.model,
+        system: req.system,
+        prompt,
+        schemaName: req.schemaName,
+        schema,
+        signal,
+      });
+      this.usage.tokensIn += answer.tokensIn;
+      this.usage.tokensOut += answer.tokensOut;
+      await this.opts.budget?.record(answer.tokensIn, answer.tokensOut);
+      return answer;
+    } catch (err) {
+      if (this.signal.aborted)
+        throw new AbortError(new ReviewError("cancelled", "the run was stopped", req.stage));
+      const e =
+        err instanceof ModelCallError
+          ? err
+          : timeout.aborted
+            ? new ModelCallError(`no answer within ${this.retry.timeoutMs} ms`, "timeout", undefined, {
+                cause: err,
+              })
+            : undefined;
+      if (!e)
+        throw new AbortError(
+          new ReviewError(
+            "model_call_failed",
+            `${req.stage}: the model call failed: ${err instanceof Error ? err.message : String(err)}`,
+            req.stage,
+            { cause: err },
+          ),
+        );
+      const tooLong = e.retryAfterMs !== undefined && e.retryAfterMs > this.retry.maxRetryAfterMs;
+      if (!e.retryable || retry >= this.retry.retries || tooLong)
+        throw new AbortError(this.failed(req, e, retry));
+      throw new RetryableCall(
+        e.retryAfterMs ?? Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * Math.pow(2, retry)),
+        e,
+      );
     }
   }
 
@@ -336,10 +477,12 @@ export class StepRunner {
     if (left === undefined) return;
     const need = estimateTokens(req.system + prompt) + (req.expectedTokensOut ?? 300);
     if (need > left)
-      throw new ReviewError(
-        "budget_exceeded",
-        `${req.stage}: the monthly token budget would be passed (this call needs about ${need} tokens, ${Math.max(0, left)} are left)`,
-        req.stage,
+      throw new AbortError(
+        new ReviewError(
+          "budget_exceeded",
+          `${req.stage}: the monthly token budget would be passed (this call needs about ${need} tokens, ${Math.max(0, left)} are left)`,
+          req.stage,
+        ),
       );
   }
 }

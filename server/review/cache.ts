@@ -1,6 +1,6 @@
 /** The step cache in the database: model answers by sha256(stage, model, prompt). */
-import { eq } from "drizzle-orm";
-import type { CachedStep, StepCache } from "../../core/review/steps.js";
+import { desc, eq } from "drizzle-orm";
+import { historyOf, type CachedStep, type StageHistory, type StepCache } from "../../core/review/steps.js";
 import type { Db } from "../db/index.js";
 import { stepCache } from "../db/schema.js";
 import type { Clock } from "../deps.js";
@@ -37,5 +37,16 @@ export class DbStepCache implements StepCache {
         createdAt: this.clock.now(),
       })
       .onConflictDoNothing();
+  }
+
+  /** The model's last 500 answers, by stage (estimates use their sizes). */
+  async history(model: string): Promise<Record<string, StageHistory>> {
+    const rows = await this.db
+      .select({ stage: stepCache.stage, text: stepCache.answer, tokensOut: stepCache.tokensOut })
+      .from(stepCache)
+      .where(eq(stepCache.model, model))
+      .orderBy(desc(stepCache.createdAt))
+      .limit(500);
+    return historyOf(rows);
   }
 }

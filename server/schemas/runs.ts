@@ -83,7 +83,11 @@ export const BuildQuestionSchema = z
         anchor: AnchorSchema,
       }),
     ),
-    result: z.string().openapi({ example: "agree" }),
+    result: z.string().openapi({
+      example: "agree",
+      description:
+        "`agree`, `partial`, `diverge`, `unanswered`, or `unjudged` (a reader's or the judge's answer was invalid twice, so a person must judge it)",
+    }),
     answers: z
       .array(
         z.object({
@@ -128,6 +132,22 @@ export const RunReportSchema = z
     reader_diversity: z
       .looseObject({ readers: z.int(), divergent_questions: z.int() })
       .openapi({ description: "how differently the readers understood the doc" }),
+    answers_by_stage: z
+      .record(
+        z.string(),
+        z.object({
+          calls: z.int().openapi({ description: "model requests made (retries included, cached steps not)" }),
+          repaired: z.int().openapi({ description: "answers taken after a repair with one clear meaning" }),
+          retried: z.int().openapi({ description: "answers asked again once because they were invalid" }),
+          dropped: z.int().openapi({ description: "items left out (beyond a limit, or invalid twice)" }),
+          lost: z.int().openapi({
+            description:
+              "answers invalid twice: the question is unjudged, or the section's claims or findings are lost",
+          }),
+        }),
+      )
+      .optional()
+      .openapi({ description: "per AI stage, for a full run" }),
     findings_by_category: z.record(z.string(), z.int()),
     tokens_in: int64().optional(),
     tokens_out: int64().optional(),

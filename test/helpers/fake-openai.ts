@@ -28,6 +28,16 @@
  * `fake.maxConcurrent` is the most completions in flight at once (for parallelism tests).
  * To answer by review stage, route in the handler on `req.body.response_format?.json_schema?.name`
  * (the call's `schemaName`) or on `req.prompt`.
+ *
+ * Modes (ready-made handlers, beside the scripted review model of test/core/review/e2e-helpers):
+ * - `startFakeOpenAI({ mode: "minimal" })` or `handler: minimalInstance`: a weak model that
+ *   answers every JSON schema with its smallest valid instance: one item per array, the
+ *   first enum value, the number 1, `false`, and for every string the first sentence of the
+ *   spec text quoted in the prompt (inside its `spec_text` fence);
+ * - `judgeGarbage(base)`: answers the judge (`judge_groups`) with text that is not JSON, and
+ *   every other call with `base`.
+ * `fake.replies` records the content of every completion answered (for asserts on what a
+ * reader said).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -93,6 +103,8 @@ export interface FakeOpenAI {
   unscripted: number;
   /** Most completion requests in flight at once so far. */
   maxConcurrent: number;
+  /** The content of every completion answered, with its request, in answer order. */
+  replies: Array<{ request: RecordedRequest; content: string }>;
   /** Forget requests, queue and counters (keeps the handler and latency). */
   reset(): void;
   close(): Promise<void>;
@@ -103,6 +115,71 @@ export interface FakeOpenAIOptions {
   latencyMs?: number;
   handler?: FakeHandler;
   models?: string[];
+  /** A ready-made handler: `minimal` is `minimalInstance`. */
+  mode?: "minimal";
+}
+
+type Schema = Record<string, unknown>;
+
+/** The first sentence of the fenced spec text of a prompt (or of its last line). */
+export function quotedSentence(prompt: string): string {
+  const fenced = /<(spec_text_\d+)[^>]*>\n([\s\S]*?)\n<\/\1>/.exec(prompt)?.[2] ?? prompt;
+  const lines = fenced
+    .split("\n")
+    .map((l) => l.replace(/^\s*(?:[-*>]|\d+\.)\s+/, "").trim())
+    .filter((l) => l !== "" && !l.startsWith("#") && !/^=== .* ===$/.test(l) && !l.startsWith("---"));
+  const line = lines[0] ?? "The text says nothing.";
+  return /^(.+?[.!?])(?:\s|$)/.exec(line)?.[1] ?? line;
+}
+
+/** The smallest valid instance of a JSON Schema, strings filled with `sentence`. */
+export function minimalInstanceOf(schema: Schema, sentence: string, root: Schema = schema): unknown {
+  const ref = schema["$ref"];
+  if (typeof ref === "string") {
+    const name = ref.replace(/^#\/(?:\$defs|definitions)\//, "");
+    const defs = (root["$defs"] ?? root["definitions"]) as Record<string, Schema> | undefined;
+    return minimalInstanceOf(defs?.[name] ?? {}, sentence, root);
+  }
+  const alt = (schema["anyOf"] ?? schema["oneOf"]) as Schema[] | undefined;
+  if (alt?.length) return minimalInstanceOf(alt[0]!, sentence, root);
+  if (Array.isArray(schema["enum"])) return (schema["enum"] as unknown[])[0];
+  if (schema["const"] !== undefined) return schema["const"];
+  const type = Array.isArray(schema["type"]) ? (schema["type"] as string[])[0] : schema["type"];
+  switch (type) {
+    case "object": {
+      const props = (schema["properties"] ?? {}) as Record<string, Schema>;
+      return Object.fromEntries(
+        Object.entries(props).map(([k, v]) => [k, minimalInstanceOf(v, sentence, root)]),
+      );
+    }
+    case "array":
+      return schema["maxItems"] === 0
+        ? []
+        : [minimalInstanceOf((schema["items"] ?? {}) as Schema, sentence, root)];
+    case "integer":
+    case "number":
+      return 1;
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    default:
+      return sentence;
+  }
+}
+
+/** The weak model: the smallest valid instance of the request's schema. */
+export const minimalInstance: FakeHandler = (req) => {
+  const schema = (req.body.response_format?.json_schema?.schema ?? { type: "object" }) as Schema;
+  return { json: minimalInstanceOf(schema, quotedSentence(req.prompt)) };
+};
+
+/** Garbage (not JSON) for the judge; `base` for every other call. */
+export function judgeGarbage(base: FakeHandler): FakeHandler {
+  return (req) =>
+    req.body.response_format?.json_schema?.name === "judge_groups"
+      ? { content: "Readers 1 and 2 agree, mostly. Reader 3 is close enough!" }
+      : base(req);
 }
 
 function messagesText(messages: ChatMessage[] | undefined): string {
@@ -142,7 +219,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return this.requests.filter((r) => r.path.endsWith("/chat/completions"));
     },
     enqueue: (...replies) => void queue.push(...replies),
-    handler: opts.handler,
+    handler: opts.handler ?? (opts.mode === "minimal" ? minimalInstance : undefined),
+    replies: [],
     models: opts.models ?? ["fake-model"],
     unscripted: 0,
     maxConcurrent: 0,
@@ -151,6 +229,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       queue.length = 0;
       this.unscripted = 0;
       this.maxConcurrent = 0;
+      this.replies.length = 0;
     },
     close: () => Promise.resolve(),
   };
@@ -192,6 +271,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
     const content = "json" in reply ? JSON.stringify(reply.json) : reply.content;
+    fake.replies.push({ request: rec, content });
     const usage = reply.usage ?? { prompt_tokens: tokens(rec.prompt), completion_tokens: tokens(content) };
     sendJson(res, 200, {
       id: `chatcmpl-fake-${++counter}`,

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq, inArray } from "drizzle-orm";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
+import { judgeGarbage, startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { answerFor, configureModels, docIdOf, readSse, settle } from "../core/review/e2e-helpers.js";
 import type { Items, SpecDoc, WriteResult } from "../helpers/types.js";
 import type { z } from "@hono/zod-openapi";
@@ -179,7 +179,18 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
       divergent_questions: 1,
       agree: 2,
       unanswered: 1,
+      unjudged: 0,
     });
+    for (const stage of ["questions", "readers", "judge", "claims", "findings"])
+      expect(report.answers_by_stage?.[stage]).toMatchObject({
+        repaired: 0,
+        retried: 0,
+        dropped: 0,
+        lost: 0,
+      });
+    expect(Object.values(report.answers_by_stage ?? {}).reduce((n, s) => n + s.calls, 0)).toBe(
+      fake.completions.length,
+    );
     expect(report.findings_by_category).toEqual(
       findings.reduce<Record<string, number>>(
         (m, f) => ({ ...m, [f.category]: (m[f.category] ?? 0) + 1 }),
@@ -320,15 +331,14 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     ).toHaveLength(1);
   });
 
-  it("fails a step whose answer is invalid twice, with a clear run_error, keeping what finished", async () => {
+  it("fails a run whose judge stage produced nothing usable, naming the stage and keeping what finished", async () => {
     await configureModels(t, fake.baseUrl);
-    fake.handler = (req) =>
-      req.body.response_format?.json_schema?.name === "judge_groups"
-        ? { json: { groups: "no" } }
-        : answerFor(req);
+    fake.handler = judgeGarbage(answerFor);
     const run = await settle(t, (await json<Run>(t.req("POST", `/docs/${docId}/runs`))).id);
     expect(run.status).toBe("failed");
-    expect(run.error).toMatch(/^model_output_invalid: judge: the model's answer is not valid twice in a row/);
+    expect(run.error).toMatch(
+      /^model_output_invalid: judge: no answer of this stage was usable \(3 lost\); the first error: judge: the model's answer is not valid twice in a row/,
+    );
     expect(run.verdict).toMatchObject({ kind: "lint" });
     const doc = await json<SpecDoc>(t.req("GET", `/docs/${docId}`));
     expect(doc.run_error).toBe(run.error);
@@ -338,6 +348,16 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
       data: { code: "model_output_invalid", stage: "judge" },
     });
     expect((await json<Items<Claim>>(t.req("GET", `/runs/${run.id}/claims`))).items.length).toBe(3);
+    const { items } = await json<Questions>(t.req("GET", `/runs/${run.id}/questions`));
+    expect(items.map((q) => q.result)).toEqual(["unjudged", "unjudged", "unanswered", "unjudged"]);
+    const report = await json<Report>(t.req("GET", `/runs/${run.id}/report`));
+    expect(report.answers_by_stage?.judge).toEqual({
+      calls: 6,
+      repaired: 0,
+      retried: 3,
+      dropped: 0,
+      lost: 3,
+    });
   });
 
   it("checks the budget before a run and enforces it during one", async () => {

@@ -213,21 +213,30 @@ describe("runReview", () => {
     expect(out.usage.requests).toBe(out.usage.steps + 2);
   });
 
-  it("asks again once with the error after an invalid answer, then fails the step", async () => {
+  it("asks again once with the error after an invalid answer; invalid twice loses only that item", async () => {
     const once = scriptedClient({ intercept: (_c, n) => (n === 1 ? "{ not json" : undefined) });
     const r1 = { client: once, model: "m" };
     const ok = await runReview(input({ parallel: 1, roles: { reviewer: r1, reader: r1, judge: r1 } }));
     expect(ok.status).toBe("done");
     expect(once.calls[1]!.prompt).toContain("Your previous answer was not valid: not JSON");
+    expect(ok.stages.find((s) => s.name === "questions")).toMatchObject({ retried: 1, lost: 0 });
 
-    const always = scriptedClient({ intercept: (c) => (c.stage === "judge" ? '{"groups": []}' : undefined) });
+    // The judge never answers JSON: every judged question is unjudged, the judge stage
+    // produced nothing usable, so the run fails naming it; what finished is kept.
+    const always = scriptedClient({
+      intercept: (c) => (c.stage === "judge" ? "They agree, I think." : undefined),
+    });
     const r2 = { client: always, model: "m" };
     const bad = await runReview(input({ roles: { reviewer: r2, reader: r2, judge: r2 } }));
     expect(bad.status).toBe("failed");
     expect(bad.error).toBeInstanceOf(ReviewError);
     expect(bad.error!.code).toBe("model_output_invalid");
-    expect(bad.error!.message).toMatch(/^judge: the model's answer is not valid twice in a row/);
-    // What finished is kept: the section stages that did not need the judge.
+    expect(bad.error!.stage).toBe("judge");
+    expect(bad.error!.message).toMatch(
+      /^judge: no answer of this stage was usable \(3 lost\); the first error: judge: the model's answer is not valid twice in a row; last answer not JSON/,
+    );
+    expect(bad.questions.filter((q) => q.result === "unjudged")).toHaveLength(3);
+    expect(bad.stages.find((s) => s.name === "judge")).toMatchObject({ calls: 6, retried: 3, lost: 3 });
     expect(bad.claims.length).toBeGreaterThan(0);
   });
 

@@ -26,7 +26,7 @@ export interface Block {
 /** The `=== label ===` blocks of a prompt. */
 export function blocksOf(prompt: string): Block[] {
   const out: Block[] = [];
-  const re = /^=== (.+) ===\n([\s\S]*?)(?=\n\n=== |\n\n(?:Give the answer|Other text)|$(?![\s\S]))/gm;
+  const re = /^=== (.+) ===\n([\s\S]*?)(?=\n\n=== |\n<\/spec_text_\d+>|$(?![\s\S]))/gm;
   for (const m of prompt.matchAll(re)) out.push({ label: m[1]!, text: m[2]!.trim() });
   return out;
 }
@@ -148,7 +148,10 @@ export function scriptedAnswer(schemaName: string, prompt: string, schema: unkno
       return { findings };
     }
     case "finding_fix": {
-      const section = /The section of [^\n]*:\n\n([\s\S]*?)\n\nGive the exact text/.exec(prompt)?.[1] ?? "";
+      const section =
+        /The section of [^\n]*:\n<spec_text_\d+[^>]*>\n([\s\S]*?)\n<\/spec_text_\d+>\n\nGive the exact text/.exec(
+          prompt,
+        )?.[1] ?? "";
       const line = section.split("\n").find((l) => l.includes("TODO")) ?? section.split("\n")[0] ?? "";
       return { find: line, replace: line.replace("TODO", "DONE"), explanation: "Finished the TODO." };
     }

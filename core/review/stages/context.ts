@@ -1,0 +1,50 @@
+/** What every stage of one review shares: the corpus, the profile, the step runner, ids and events. */
+import { stableId } from "../../lint/ids.js";
+import type { Corpus } from "../corpus.js";
+import type { ProfileBrief } from "../prompts.js";
+import { ReviewError, type StepRunner } from "../steps.js";
+import type { AiFinding, AiStage, ReviewEvent, ReviewRoles } from "../types.js";
+
+/** Ids that stay the same for the same text, told apart by order when equal. */
+export class IdMaker {
+  private readonly seen = new Map<string, number>();
+  make(parts: string[]): string {
+    const k = parts.join("\u0000");
+    const n = this.seen.get(k) ?? 0;
+    this.seen.set(k, n + 1);
+    return stableId([...parts, String(n)]);
+  }
+}
+
+export interface StageContext {
+  corpus: Corpus;
+  profile: ProfileBrief;
+  /** Readers per question (at least 1). */
+  readers: number;
+  roles: ReviewRoles;
+  runner: StepRunner;
+  ids: IdMaker;
+  /** More steps of a stage are known to come (progress totals). */
+  plan(stage: AiStage, n: number): void;
+  emit(event: ReviewEvent): void;
+  addFinding(finding: AiFinding): void;
+  /**
+   * A step's answer was invalid twice: only its item is lost and the review goes on. The
+   * first such error of each stage is kept (it names the stage if the whole stage is lost).
+   * Any other error (the model unreachable, the budget, a cancel) is thrown on.
+   */
+  lose(stage: AiStage, err: unknown): void;
+}
+
+/** Run a step; undefined when its answer was lost (invalid twice). */
+export async function tolerant<T>(ctx: StageContext, stage: AiStage, step: () => Promise<T>) {
+  try {
+    return await step();
+  } catch (err) {
+    ctx.lose(stage, err);
+    return undefined;
+  }
+}
+
+export const isLostAnswer = (err: unknown): err is ReviewError =>
+  err instanceof ReviewError && err.code === "model_output_invalid";
