@@ -8,6 +8,7 @@ import { renderReport, type ReportFinding } from "../../../core/report/html.js";
 import { lintBundle } from "../../../core/lint/index.js";
 import { loadProfileLayersCached } from "../../../node/profiles.js";
 import { builtinProfilesDir } from "../../../node/package.js";
+import { parseMarkdown } from "../../../core/markdown/document.js";
 import { bigDoc } from "../../../bench/lib/bigdoc.js";
 
 const { profiles } = loadProfileLayersCached([{ dir: builtinProfilesDir(), origin: "built-in" }]);
@@ -15,7 +16,23 @@ const { profiles } = loadProfileLayersCached([{ dir: builtinProfilesDir(), origi
 function input(sections: number) {
   const markdown = bigDoc({ sections });
   const lint = lintBundle({ files: new Map([["spec.md", markdown]]), mainPath: "spec.md", profiles });
+  // The lint's findings, and one more on every heading: a report marks thousands of places.
   const findings: ReportFinding[] = lint.findings.map((f) => ({ ...f }));
+  for (const sec of parseMarkdown(markdown).sections.slice(1))
+    findings.push({
+      id: `h${sec.index}`,
+      check: "heading-note",
+      level: "INFO",
+      category: "structure",
+      message: "A note on this heading",
+      anchor: {
+        file: "spec.md",
+        heading_path: sec.heading_path,
+        quote: sec.title,
+        start: sec.start,
+        end: sec.content_start,
+      },
+    });
   return {
     title: "Large",
     slug: "large",
