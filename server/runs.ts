@@ -17,6 +17,7 @@ import type { LocalStore, VersionEvent } from "./store/local.js";
 import { Mutex } from "./store/mutex.js";
 import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
+import type { Anchor } from "../core/anchor/anchor.js";
 
 export type RunRow = typeof runs.$inferSelect;
 export type FindingRow = typeof findings.$inferSelect;
@@ -278,7 +279,7 @@ export interface StoredFinding {
   level: string;
   category: string;
   message: string;
-  anchor: unknown;
+  anchor: Anchor;
   stage: string;
   relaxed: boolean;
 }
