@@ -115,6 +115,8 @@ export const blobs = pgTable("blobs", {
   sha256: text("sha256").primaryKey(),
   size: bigint("size", { mode: "number" }).notNull(),
   content: bytea("content").notNull(),
+  /** The content is UTF-8 text; null for blobs stored before this was recorded (worked out on first list). */
+  utf8: boolean("utf8"),
 });
 
 /** What the local store last saw on disk, so a rescan hashes only files that changed. */
@@ -263,11 +265,18 @@ export const buildQuestions = pgTable(
     text: text("text").notNull(),
     level: text("level").notNull(),
     category: text("category").notNull(),
-    cites: jsonb("cites").$type<Array<{ kind: string; path?: string[]; id?: string; anchor: Anchor }>>().notNull(),
+    cites: jsonb("cites")
+      .$type<Array<{ kind: string; path?: string[]; id?: string; anchor: Anchor }>>()
+      .notNull(),
     result: text("result").notNull(),
     answers: jsonb("answers")
       .$type<
-        Array<{ reader: number; answer: string; answered: boolean; quotes: Array<{ text: string; found: boolean }> }>
+        Array<{
+          reader: number;
+          answer: string;
+          answered: boolean;
+          quotes: Array<{ text: string; found: boolean }>;
+        }>
       >()
       .notNull(),
     groups: jsonb("groups").$type<number[][]>().notNull(),

@@ -19,10 +19,10 @@ export async function htmlReport(
   versionRef: string | undefined,
 ): Promise<Response> {
   const { store, runs, profiles, clock } = deps(c);
-  const bundleId = store.bundleIdOfDoc(docId);
+  const bundleId = await store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
-  await runs.idle();
-  const row = await store.docRow(docId);
+  await runs.settled(docId);
+  const row = await store.doc(docId);
   const head = await store.resolveVersion(bundleId);
   if (versionRef !== undefined && versionRef !== "") {
     const asked = await store.resolveVersion(bundleId, versionRef);
@@ -33,7 +33,7 @@ export async function htmlReport(
       );
   }
   const files = await store.snapshot(head.id);
-  const { text } = decodeText(files.get(row.d.path) ?? new Uint8Array());
+  const { text } = decodeText(files.get(row.doc.path) ?? new Uint8Array());
   const run = (await runs.latestRuns([docId])).get(docId);
   const verdict = docVerdict(run, head.number);
   // Findings of a run on another version would point at text that moved: show them only when current.
@@ -53,22 +53,22 @@ export async function htmlReport(
   const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
   for (const [path, bytes] of files)
     if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, bytes), bytes });
-  const profile = profiles.get(row.d.profileKey);
+  const profile = profiles.get(row.doc.profileKey);
   const docTitle = parseMarkdown(text).frontmatter.data["title"];
   const html = renderReport({
-    title: typeof docTitle === "string" && docTitle.trim() !== "" ? docTitle : row.b.title,
-    slug: row.b.slug,
+    title: typeof docTitle === "string" && docTitle.trim() !== "" ? docTitle : row.bundle.title,
+    slug: row.bundle.slug,
     profile: {
-      key: row.d.profileKey,
+      key: row.doc.profileKey,
       ...(profile
         ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) }
         : {}),
     },
-    path: row.d.path,
+    path: row.doc.path,
     version: head,
     ...(verdict ? { verdict } : {}),
     findings,
-    assumptions: assumptions(parseMarkdown(text), row.d.path).map((a) => ({
+    assumptions: assumptions(parseMarkdown(text), row.doc.path).map((a) => ({
       text: a.text,
       heading_path: a.anchor.heading_path,
     })),
@@ -76,7 +76,7 @@ export async function htmlReport(
     images,
     generatedAt: clock.now().toISOString(),
   });
-  const name = `${row.b.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
+  const name = `${row.bundle.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
   return new Response(html, {
     status: 200,
     headers: {

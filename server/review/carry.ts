@@ -11,7 +11,7 @@ import type { Level } from "../../core/lint/types.js";
 import { parseMarkdown, sectionTexts } from "../../core/markdown/document.js";
 import type { Db } from "../db/index.js";
 import { findings, runs } from "../db/schema.js";
-import type { LocalStore } from "../store/local.js";
+import type { BundleStore } from "../store/types.js";
 
 export interface CarriedFinding {
   id: string;
@@ -42,7 +42,7 @@ export function sectionsChanged(before: string, after: string): number {
 
 export async function aiCarry(
   db: Db,
-  store: LocalStore,
+  store: BundleStore,
   docId: string,
   versionNumber: number,
   mainPath: string,

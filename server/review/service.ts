@@ -129,8 +129,8 @@ export class ReviewService {
   /** Queue a full review of the doc's current version. */
   async start(docId: string, by: string): Promise<RunRow> {
     const { store, clock } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    const { b, d, v } = await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    const { bundle: b, doc: d, head: v } = await store.doc(docId);
     await this.roles();
     await this.checkBudget();
     const profile = this.deps.profiles.get(d.profileKey);
@@ -166,8 +166,8 @@ export class ReviewService {
   /** What a full review of the current version would cost. */
   async estimate(docId: string) {
     const { store } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    const { b, d, v } = await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    const { bundle: b, doc: d, head: v } = await store.doc(docId);
     const files = await store.snapshot(v.id);
     const bundle = await loadReviewBundle(this.db, store, {
       bundleId: b.id,
@@ -249,7 +249,7 @@ export class ReviewService {
     const { store, profiles, clock } = this.deps;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     if (!doc) throw new NotFoundError("doc", run.docId);
-    const bundleRow = await store.bundleRow(run.bundleId).catch(() => undefined);
+    const bundleRow = await store.bundle(run.bundleId).catch(() => undefined);
     const files = await store.snapshot(run.versionId);
 
     // Stage 1: lint.
@@ -290,7 +290,7 @@ export class ReviewService {
     const settings = await readSettings(this.db);
     const bundle = await loadReviewBundle(this.db, store, {
       bundleId: run.bundleId,
-      slug: bundleRow?.b.slug ?? ".",
+      slug: bundleRow?.bundle.slug ?? ".",
       mainPath: doc.path,
       files,
     });
@@ -571,9 +571,9 @@ export class ReviewService {
   /** Points of the doc's latest review that need a person: decide, then fix, in document order. */
   async tour(docId: string) {
     const { store, runs: runService } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    await runService.idle();
-    await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    await runService.settled(docId);
+    await store.doc(docId);
     const run = (await runService.latestRuns([docId])).get(docId);
     type Point = {
       key: string;
@@ -743,11 +743,11 @@ export class ReviewService {
 
   async diffSummary(docId: string, from: string, to: string | undefined) {
     const { store, runs: runService } = this.deps;
-    const bundleId = store.bundleIdOfDoc(docId);
+    const bundleId = await store.bundleIdOfDoc(docId);
     await store.refreshBundle(bundleId);
     const vFrom = await store.resolveVersion(bundleId, from);
     const vTo = await store.resolveVersion(bundleId, to);
-    const { d } = await store.docRow(docId);
+    const { doc: d } = await store.doc(docId);
     const textAt = async (versionId: string) =>
       store.fileBytes(versionId, d.path).then(
         (r) => decodeText(r.bytes).text,

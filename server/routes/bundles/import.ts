@@ -442,10 +442,9 @@ function bundleOf(name: string, docPath: string): string {
   return folder === "." ? name : `${name}/${folder}`;
 }
 
-/** Registers POST /bundles, /bundles/import and /bundles/import/preview; they share one writer. */
+/** Registers POST /bundles, /bundles/import and /bundles/import/preview. */
 export function registerBundleWrites(r: Router): void {
-  const writer = new BundleWriter();
-  registerCreateBundle(r, writer);
+  registerCreateBundle(r);
 
   r.openapi(previewImport, async (c) => {
     const { store, profiles } = deps(c);
@@ -459,7 +458,7 @@ export function registerBundleWrites(r: Router): void {
     return c.json(
       {
         name: p.name,
-        name_exists: await nameTaken(store.folder, p.name),
+        name_exists: await store.nameTaken(p.name),
         items: p.md.map((d) => ({
           path: d.path,
           ...(d.title ? { title: d.title } : {}),
@@ -533,15 +532,12 @@ export function registerBundleWrites(r: Router): void {
       [...files].map(([path, bytes]) => ({ path, size: bytes.length })),
       p.limits,
     );
-    await writer.write(store.folder, p.name, files);
-    await store.scanAll();
-    const slugs = [...new Set(specs.map((d) => bundleOf(p.name, docPath.get(d.path)!)))];
-    const ids = await store.bundleIdsOfSlugs(slugs);
-    await runs.idle();
-    const rows = await Promise.all(ids.map((id) => store.bundleRow(id)));
-    const runsByDoc = await runs.latestRuns(rows.map((row) => row.d.id));
+    const ids = await store.addFolder(p.name, files);
+    const rows = await store.bundlesByIds(ids);
+    await Promise.all(rows.map((row) => runs.settled(row.doc.id)));
+    const runsByDoc = await runs.latestRuns(rows.map((row) => row.doc.id));
     const items = rows
-      .map((row) => bundleView(row, runsByDoc.get(row.d.id)))
+      .map((row) => bundleView(row, runsByDoc.get(row.doc.id)))
       .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
     const problems = store.problems().filter((q) => q.path === p.name || q.path.startsWith(`${p.name}/`));
     return c.json({ items, problems }, 201);
