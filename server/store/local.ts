@@ -17,12 +17,7 @@ import { randomUUID } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import {
-  classifyMarkdown,
-  isMarkdownPath,
-  isUnder,
-  type DiscoveredBundle,
-} from "../../core/bundle/discover.js";
+import { isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
 import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
@@ -70,7 +65,6 @@ export interface LocalStoreOptions {
 }
 
 const DEFAULT_LIMITS: Limits = { maxFileMb: 10, maxBundleMb: 50 };
-const decoder = new TextDecoder();
 
 function docProblems(err: FrontmatterError | undefined): DocProblem[] | null {
   return err
@@ -629,18 +623,17 @@ export class LocalStore implements BundleStore {
     for (const ch of changes) await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed);
     const { next, newBlobs } = nextFiles(state.files, changes, limits);
     const docPath = newDocPath ?? state.docPath;
-    checkSpecDocRules(docPath, changes);
+    const mainInfo = checkSpecDocRules(docPath, changes);
     if (sameFiles(next, state.files)) return { version: await this.resolveVersion(state.id), changed: false };
 
     // The doc row follows the main doc: its new path, and its type and problems when its text changed.
     const main = changes.find((c) => c.path === docPath && c.bytes !== null)?.bytes ?? undefined;
     let docFields: { path?: string; profileKey?: string; problems?: DocProblem[] | null } = {};
     let key = state.docKey;
-    if (main) {
-      const info = classifyMarkdown(decoder.decode(main));
-      const problems = docProblems(info.error);
-      key = docKeyOf(docPath, info.type!, problems);
-      if (key !== state.docKey) docFields = { profileKey: info.type!, problems };
+    if (mainInfo) {
+      const problems = docProblems(mainInfo.error);
+      key = docKeyOf(docPath, mainInfo.type, problems);
+      if (key !== state.docKey) docFields = { profileKey: mainInfo.type, problems };
     }
     if (newDocPath !== undefined) {
       docFields.path = newDocPath;

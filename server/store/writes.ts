@@ -5,6 +5,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { classifyMarkdown, folderOf, isMarkdownPath } from "../../core/bundle/discover.js";
+import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import { ApiError, BadPathError, TooLargeError } from "../errors.js";
 import { atomicWrite, removeFile, sha256, staysInside } from "./fsutil.js";
 import { joinPath } from "./paths.js";
@@ -77,8 +78,16 @@ export async function checkWritablePath(
     throw new BadPathError(path, "is or crosses a symlink leading outside the bundle");
 }
 
-/** A bundle keeps exactly one spec doc: no second typed doc at its top, no untyping the main doc. */
-export function checkSpecDocRules(docPath: string, changes: readonly FileChange[]): void {
+/**
+ * A bundle keeps exactly one spec doc: no second typed doc at its top, no untyping the
+ * main doc. Answers what the main doc's new text says (its type and frontmatter error),
+ * when the changes write it.
+ */
+export function checkSpecDocRules(
+  docPath: string,
+  changes: readonly FileChange[],
+): { type: string; error?: FrontmatterError } | undefined {
+  let main: { type: string; error?: FrontmatterError } | undefined;
   for (const ch of changes) {
     const top = !ch.path.includes("/") && isMarkdownPath(ch.path);
     if (ch.path === docPath) {
@@ -87,11 +96,13 @@ export function checkSpecDocRules(docPath: string, changes: readonly FileChange[
           "main_doc_required",
           `${ch.path} is the bundle's spec doc; delete the bundle instead`,
         );
-      if (classifyMarkdown(decoder.decode(ch.bytes)).type === undefined)
+      const info = classifyMarkdown(decoder.decode(ch.bytes));
+      if (info.type === undefined)
         throw new ApiError(
           "main_doc_required",
           `${ch.path} is the bundle's spec doc; its frontmatter must keep a \`type\``,
         );
+      main = info.error ? { type: info.type, error: info.error } : { type: info.type };
     } else if (top && ch.bytes !== null && classifyMarkdown(decoder.decode(ch.bytes)).type !== undefined) {
       throw new ApiError(
         "two_spec_docs",
@@ -99,6 +110,7 @@ export function checkSpecDocRules(docPath: string, changes: readonly FileChange[
       );
     }
   }
+  return main;
 }
 
 /** A file system error on a request path, as the 400 it is (the name cannot exist on this disk). */
