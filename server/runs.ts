@@ -81,6 +81,8 @@ export class RunService {
   /** Per doc: the lint of a version that has no run yet (what a read of the doc waits for). */
   private readonly firstLints = new Map<string, Promise<RunRow>>();
   private readonly lanes = new Lanes();
+  /** Docs known to have no finished full review (their lint carries no AI findings); see `changed`. */
+  private readonly noFullRun = new Set<string>();
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly onVersion = (ev: VersionEvent) => {
@@ -117,6 +119,7 @@ export class RunService {
         bundleId: bundles.id,
         versionId: bundles.headVersionId,
         number: bundles.headNumber,
+        path: docs.path,
         linted: sql<boolean>`exists (select 1 from ${runs} where ${runs.versionId} = ${bundles.headVersionId} and ${runs.kind} = 'lint')`,
       })
       .from(docs)
@@ -124,7 +127,7 @@ export class RunService {
       .where(sql`${bundles.headVersionId} is not null`);
     await Promise.all(
       rows.map((r) =>
-        this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number, { first: !r.linted, fresh: !r.linted }),
+        this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number, { first: !r.linted, mainPath: r.path }),
       ),
     );
   }
@@ -141,11 +144,14 @@ export class RunService {
         bundleId: bundles.id,
         versionId: bundles.headVersionId,
         number: bundles.headNumber,
+        path: docs.path,
       })
       .from(docs)
       .innerJoin(bundles, eq(bundles.id, docs.bundleId))
       .where(and(eq(docs.profileKey, profileKey), sql`${bundles.headVersionId} is not null`));
-    await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
+    await Promise.all(
+      rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number, { mainPath: r.path })),
+    );
   }
 
   /** Resolves when no lint run is queued or running (shutdown, tests; never a request). */
@@ -191,7 +197,7 @@ export class RunService {
     const job: LintJob = { bundleId, docId, versionId, versionNumber, ...opts };
     run = this.tracked(() => this.lanes.run(versionId, opts.urgent === true, () => this.lint(job)))
       .then((row) => {
-        this.changed(bundleId, docId);
+        this.events.emit("run", { bundleId, docId });
         return row;
       })
       .finally(() => {
@@ -203,8 +209,9 @@ export class RunService {
     return run;
   }
 
-  /** Say that a run of the bundle finished, so views of its verdict refresh. */
+  /** Say that a run of the bundle finished (a full review), so views of its verdict refresh. */
   changed(bundleId: string, docId: string): void {
+    this.noFullRun.delete(docId);
     this.events.emit("run", { bundleId, docId });
   }
 
@@ -297,7 +304,10 @@ export class RunService {
     const duration = Math.round((performance.now() - t0) * 1000) / 1000;
     const profile = this.profiles.get(result.profile_key);
     // The latest full review's AI findings keep counting (re-anchored), until the next one.
-    const carry = await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
+    const carry = this.noFullRun.has(docId)
+      ? undefined
+      : await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
+    if (!carry) this.noFullRun.add(docId);
     const all = [...result.findings.map((f) => ({ ...f, stage: "lint" })), ...(carry?.findings ?? [])];
     all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
@@ -377,6 +387,17 @@ export class RunService {
       .where(inArray(findings.runId, runIds))
       .groupBy(findings.runId);
     return new Map(rows.map((r) => [r.runId, r.n]));
+  }
+
+  /** The first finding of a run at `level`, in document order. */
+  async firstFinding(runId: string, level: string): Promise<FindingRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(findings)
+      .where(and(eq(findings.runId, runId), eq(findings.level, level)))
+      .orderBy(asc(findings.ord))
+      .limit(1);
+    return row;
   }
 
   async findings(runId: string): Promise<FindingRow[]> {

@@ -5,7 +5,7 @@
  * may replace it with commits.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
 import { blobs, bundles, versionFiles, versions } from "../db/schema.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
@@ -114,29 +114,38 @@ export class VersionRepository {
     newBlobs: ReadonlyMap<string, Uint8Array>,
     also?: (tx: Tx, version: VersionRecord) => Promise<void>,
   ): Promise<VersionRecord> {
+    const id = v.id ?? randomUUID();
     return this.db.transaction(async (tx) => {
-      const [locked] = await tx
-        .select({ headId: bundles.headVersionId, headNumber: bundles.headNumber })
-        .from(bundles)
-        .where(eq(bundles.id, v.bundleId))
-        .for("update");
-      if (!locked) throw new NotFoundError("bundle", v.bundleId);
-      if (locked.headId !== expected.id)
-        throw new VersionConflictError(expected.id ?? "(none)", {
-          id: locked.headId ?? "",
-          number: locked.headNumber,
-        });
-      await this.putBlobs(tx, newBlobs);
-      const [version] = await this.insertVersions(tx, [{ ...v, number: locked.headNumber }]);
-      await tx
+      // Compare and move the head in one statement: it locks the bundle row, and a second
+      // writer on the same base finds the head moved once the first commits.
+      const [moved] = await tx
         .update(bundles)
         .set({
-          headVersionId: version!.id,
-          headNumber: version!.number,
+          headVersionId: id,
+          headNumber: sql`${bundles.headNumber} + 1`,
           updatedAt: v.createdAt,
           goneAt: null,
         })
-        .where(eq(bundles.id, v.bundleId));
+        .where(
+          and(
+            eq(bundles.id, v.bundleId),
+            expected.id === null ? isNull(bundles.headVersionId) : eq(bundles.headVersionId, expected.id),
+          ),
+        )
+        .returning({ number: bundles.headNumber });
+      if (!moved) {
+        const [current] = await tx
+          .select({ headId: bundles.headVersionId, headNumber: bundles.headNumber })
+          .from(bundles)
+          .where(eq(bundles.id, v.bundleId));
+        if (!current) throw new NotFoundError("bundle", v.bundleId);
+        throw new VersionConflictError(expected.id ?? "(none)", {
+          id: current.headId ?? "",
+          number: current.headNumber,
+        });
+      }
+      await this.putBlobs(tx, newBlobs);
+      const [version] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
       await also?.(tx, version!);
       return version!;
     });

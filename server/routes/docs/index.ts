@@ -114,7 +114,7 @@ export default function docRoutes() {
       const run = (await runs.latestRuns([docId])).get(docId);
       const doc = docView(await store.doc(docId), run);
       if (doc.next_action?.kind === "fix" && run) {
-        const first = (await runs.findings(run.id)).find((f) => f.level === "MUST");
+        const first = await runs.firstFinding(run.id, "MUST");
         if (first) doc.next_action.finding_id = first.id;
       }
       return c.json(doc, 200);
