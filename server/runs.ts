@@ -38,12 +38,36 @@ interface LintJob {
 /**
  * Lint runs one at a time (they are CPU work on this thread), in two lanes: lints of new
  * versions (saves, edits on disk) go before bulk work (catch-up after a start, re-lint
- * after a profile change), so a save never queues behind hundreds of re-lints.
+ * after a profile change), so a save never queues behind hundreds of re-lints. Bulk work
+ * also holds back briefly while requests read docs (`settled`), so reads during a large
+ * re-lint answer about as fast as when idle.
  */
+/** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
+const QUIET_MS = 10;
+const MAX_HOLD_MS = 100;
+
 class Lanes {
   private readonly urgent: Array<{ key: string; go: () => Promise<void> }> = [];
   private readonly bulk: Array<{ key: string; go: () => Promise<void> }> = [];
   private running = false;
+  /** performance.now() of the last read of a doc (see `reading`). */
+  private lastRead = -Infinity;
+
+  /** A request reads a doc now: bulk work holds back a little so the read goes first. */
+  reading(): void {
+    this.lastRead = performance.now();
+  }
+
+  /** Before a bulk job: wait until reads pause for QUIET_MS, at most MAX_HOLD_MS. */
+  private async quiet(): Promise<void> {
+    const until = performance.now() + MAX_HOLD_MS;
+    while (
+      performance.now() - this.lastRead < QUIET_MS &&
+      performance.now() < until &&
+      this.urgent.length === 0
+    )
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+  }
 
   run<T>(key: string, urgent: boolean, fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -62,6 +86,7 @@ class Lanes {
     this.running = true;
     try {
       for (;;) {
+        if (this.urgent.length === 0 && this.bulk.length > 0) await this.quiet();
         const next = this.urgent.shift() ?? this.bulk.shift();
         if (!next) return;
         await next.go();
@@ -166,6 +191,7 @@ export class RunService {
    * that already has a run.
    */
   async settled(docId: string): Promise<void> {
+    this.lanes.reading();
     const first = this.firstLints.get(docId);
     if (!first) return;
     const versionId = [...this.inflight].find(([, p]) => p === first)?.[0];

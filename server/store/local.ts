@@ -14,10 +14,10 @@
  */
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
-import { readFile, realpath } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
+import { folderOf, isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
 import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
@@ -27,7 +27,7 @@ import { docKeyOf, insertDiskFiles, loadStates, saveDiskFiles, type BundleState 
 import { removeFile, sha256, type DiskFile } from "./fsutil.js";
 import { BundleWriter, nameTaken } from "./import.js";
 import { Mutex } from "./mutex.js";
-import { safeRelativePath } from "./paths.js";
+import { joinPath, safeRelativePath } from "./paths.js";
 import { BundleQueries } from "./queries.js";
 import { differs, FolderScanner, type FileState } from "./scan.js";
 import { adoptFiles, DismissedDocs } from "./skipped.js";
@@ -458,6 +458,25 @@ export class LocalStore implements BundleStore {
       .map((s) => s.id);
   }
 
+  /**
+   * Tell the watcher about files (paths relative to `folder`) and folders the store just
+   * put on disk, so their events do not set off a rescan of the whole folder.
+   */
+  private async rememberOwn(folder: string, paths: readonly string[]): Promise<void> {
+    const watcher = this.watcher;
+    if (!watcher) return;
+    const dirs = new Set<string>();
+    for (const p of paths) {
+      const rel = joinPath(folder, p);
+      const abs = join(this.scanner.root, rel);
+      const s = await stat(abs).catch(() => undefined);
+      if (s) watcher.wrote(abs, Math.floor(s.mtimeMs));
+      for (let d = folderOf(rel); d !== "." && (d === folder || isUnder(d, folder)); d = folderOf(d))
+        dirs.add(join(this.scanner.root, d));
+    }
+    for (const d of dirs) watcher.madeDir(d);
+  }
+
   async nameTaken(name: string): Promise<boolean> {
     return nameTaken(this.scanner.root, safeRelativePath(name, "name"));
   }
@@ -465,6 +484,7 @@ export class LocalStore implements BundleStore {
   async addFolder(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
     const folder = safeRelativePath(name, "name");
     await this.writer.write(this.scanner.root, folder, files);
+    await this.rememberOwn(folder, [...files.keys()]);
     return this.scanLock.run(() => this.register(folder));
   }
 
@@ -695,6 +715,10 @@ export class LocalStore implements BundleStore {
         this.scanner.discovery.skipped,
         this.scanner.claimed,
         write,
+      );
+      await this.rememberOwn(
+        ".",
+        picks.map((p) => safeRelativePath(p.path)),
       );
       const ids = new Set<string>();
       for (const folder of folders) {

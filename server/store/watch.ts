@@ -10,6 +10,8 @@ export class FolderWatcher {
   private timer: NodeJS.Timeout | undefined;
   /** Absolute path -> mtime (ms) of the files the store wrote, to ignore their echo. */
   private readonly ownWrites = new Map<string, number>();
+  /** Absolute paths of folders the store made (a new bundle folder), to ignore their `addDir`. */
+  private readonly ownDirs = new Set<string>();
 
   constructor(
     private readonly root: string,
@@ -45,11 +47,17 @@ export class FolderWatcher {
     this.ownWrites.set(absPath, mtimeMs);
   }
 
+  /** Remember a folder the store made itself. */
+  madeDir(absPath: string): void {
+    this.ownDirs.add(absPath);
+  }
+
   /**
    * True when a watcher event is only the echo of a file the store just wrote (same
    * mtime): rescanning the whole folder for it would find nothing new.
    */
   private isOwnWrite(event: string, path: string): boolean {
+    if (event === "addDir" && this.ownDirs.delete(path)) return true;
     const mtimeMs = this.ownWrites.get(path);
     if (mtimeMs === undefined || (event !== "change" && event !== "add")) return false;
     try {
