@@ -83,10 +83,7 @@ export async function aiCarry(
       level: f.level as Level,
       category: f.category,
       message: f.message,
-      anchor:
-        f.anchor && (f.anchor as Anchor).file === mainPath
-          ? reanchor(doc, f.anchor as Anchor)
-          : (f.anchor as Anchor),
+      anchor: f.anchor && f.anchor.file === mainPath ? reanchor(doc, f.anchor) : (f.anchor as Anchor),
       relaxed: f.relaxed,
       stage: f.stage,
     })),

@@ -485,14 +485,9 @@ export class ReviewService {
       number: q.number,
       text: q.text,
       level: q.level,
-      cites: q.cites as Array<{ kind: string; path?: string[]; id?: string; anchor: Anchor }>,
+      cites: q.cites,
       result: q.result,
-      answers: q.answers as Array<{
-        reader: number;
-        answer: string;
-        answered: boolean;
-        quotes: Array<{ text: string; found: boolean }>;
-      }>,
+      answers: q.answers,
       groups: q.groups,
     }));
   }
@@ -505,7 +500,7 @@ export class ReviewService {
       text: c.text,
       label: c.label as ClaimLabel,
       explanation: c.explanation,
-      ...(c.anchor ? { anchor: c.anchor as Anchor } : {}),
+      ...(c.anchor ? { anchor: c.anchor } : {}),
       sources: c.sources,
     }));
   }
@@ -599,7 +594,7 @@ export class ReviewService {
     const must: Point[] = [];
     const should: Point[] = [];
     for (const f of rows) {
-      const anchor = (f.anchor as Anchor | null) ?? undefined;
+      const anchor = f.anchor ?? undefined;
       const base = { key: `finding:${f.id}`, finding_id: f.id, ...(anchor ? { anchor } : {}) };
       if (f.checkSlug === "build-question" || f.checkSlug === "claim-contradicted")
         decide.push({
@@ -659,7 +654,7 @@ export class ReviewService {
   async fix(runId: string, findingId: string) {
     const { run, f } = await this.findingOf(runId, findingId);
     const { reviewer } = await this.roles(["reviewer"]);
-    const anchor = (f.anchor as Anchor | null) ?? undefined;
+    const anchor = f.anchor ?? undefined;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     const file = anchor?.file ?? doc!.path;
     const { bytes } = await this.deps.store.fileBytes(run.versionId, file);

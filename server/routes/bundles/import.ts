@@ -22,12 +22,10 @@ import { BundleListSchema } from "../../schemas/common.js";
 import { LinkKind } from "../../schemas/trace.js";
 import {
   addFrontmatterLinks,
-  BundleWriter,
   checkBundleName,
   checkDuplicates,
   checkSizes,
   importPath,
-  nameTaken,
   readZip,
   slugifyName,
   stripCommonTop,

@@ -1,8 +1,6 @@
 /** Run and finding records (contract 2.17 leaves them to us: docs/api-decisions.md, "runs"). */
-import type { Anchor } from "../../../core/anchor/anchor.js";
 import { ApiError } from "../../errors.js";
 import type { FindingRow, RunRow } from "../../runs.js";
-import type { Verdict } from "../../schemas/common.js";
 
 export function runView(row: RunRow, findingCount: number) {
   return {
@@ -15,7 +13,7 @@ export function runView(row: RunRow, findingCount: number) {
     version_number: row.versionNumber,
     profile_key: row.profileKey,
     ...(row.profileVersion !== null ? { profile_version: row.profileVersion } : {}),
-    ...(row.verdict ? { verdict: row.verdict as Verdict } : {}),
+    ...(row.verdict ? { verdict: row.verdict } : {}),
     ...(row.error ? { error: row.error } : {}),
     ...(row.stage ? { stage: row.stage } : {}),
     ...(row.adopt ? { adopt: row.adopt } : {}),
@@ -36,7 +34,7 @@ export function findingView(row: FindingRow) {
     level: row.level as "MUST" | "SHOULD" | "INFO",
     category: row.category,
     message: row.message,
-    ...(row.anchor ? { anchor: row.anchor as Anchor } : {}),
+    ...(row.anchor ? { anchor: row.anchor } : {}),
     stage: row.stage,
     relaxed: row.relaxed,
   };
