@@ -663,8 +663,9 @@ export class LocalStore implements BundleStore {
       }
     }
 
+    const headId = state.headId!;
     const { mtimes, undo } = await applyToDisk(dir, state.files, changes, {
-      storedBytes: async (path) => (await this.versionRepo.fileBytes(state.headId!, path)).bytes,
+      storedBytes: async (path) => (await this.versionRepo.fileBytes(headId, path)).bytes,
       onWritten: (abs, m) => this.watcher?.wrote(abs, m),
     });
     for (const [path, m] of mtimes) next.set(path, { ...next.get(path)!, mtimeMs: m });

@@ -2,7 +2,7 @@
  * Writes of the local store: the checks a change must pass before anything is touched
  * (paths, sizes, the one-spec-doc rule) and putting the files on disk with an undo.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { classifyMarkdown, folderOf, isMarkdownPath } from "../../core/bundle/discover.js";
 import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
@@ -134,7 +134,7 @@ export async function applyToDisk(
   current: ReadonlyMap<string, FileState>,
   changes: readonly FileChange[],
   opts: {
-    /** The bytes of a current file when the disk cannot give them (from the head version). */
+    /** The bytes of a current file, to put it back (from the head version's blobs). */
     storedBytes: (path: string) => Promise<Uint8Array>;
     onWritten: (abs: string, mtimeMs: number) => void;
   },
@@ -149,15 +149,17 @@ export async function applyToDisk(
       const abs = join(bundleDir, ch.path);
       const old = current.get(ch.path);
       if (ch.bytes !== null && old?.sha256 === sha256(ch.bytes)) continue;
-      // The disk matches the head here (the caller synced it): keep the old bytes for the undo.
-      const oldBytes = old ? await readFile(abs).catch(() => opts.storedBytes(ch.path)) : null;
+      // The disk matches the head here (the caller synced it), so an undo restores the
+      // head's bytes, read back from the version only if the undo is needed.
       try {
         if (ch.bytes === null) await removeFile(abs, bundleDir);
         else await atomicWrite(abs, ch.bytes);
       } catch (err) {
         throw pathError(err, ch.path);
       }
-      steps.push(() => (oldBytes ? atomicWrite(abs, oldBytes) : removeFile(abs, bundleDir)));
+      steps.push(async () =>
+        old ? atomicWrite(abs, await opts.storedBytes(ch.path)) : removeFile(abs, bundleDir),
+      );
       if (ch.bytes !== null) {
         const m = Math.floor((await stat(abs)).mtimeMs);
         mtimes.set(ch.path, m);
