@@ -8,7 +8,7 @@
  */
 import type { RunService } from "./runs.js";
 import type { Bundle } from "./schemas/common.js";
-import type { LocalStore } from "./store/local.js";
+import type { BundleStore } from "./store/types.js";
 import { bundleView } from "./views.js";
 
 export class BundleIndex {
@@ -22,7 +22,7 @@ export class BundleIndex {
   };
 
   constructor(
-    private readonly store: LocalStore,
+    private readonly store: BundleStore,
     private readonly runs: RunService,
   ) {
     store.events.on("version", this.mark);
@@ -70,11 +70,11 @@ export class BundleIndex {
     this.dirty.clear();
     try {
       const rows = this.loaded
-        ? await this.store.bundleRowsByIds(ids)
-        : await this.store.listBundleRows({ limit: Number.MAX_SAFE_INTEGER });
-      const latest = await this.runs.latestRuns(rows.map((r) => r.d.id));
+        ? await this.store.bundlesByIds(ids)
+        : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
+      const latest = await this.runs.latestRuns(rows.map((r) => r.doc.id));
       if (this.loaded) for (const id of ids) this.views.delete(id);
-      for (const r of rows) this.views.set(r.b.id, bundleView(r, latest.get(r.d.id)));
+      for (const r of rows) this.views.set(r.bundle.id, bundleView(r, latest.get(r.doc.id)));
       this.loaded = true;
       this.sorted = null;
     } catch (err) {

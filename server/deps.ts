@@ -4,7 +4,7 @@
  * never read from module-level singletons.
  */
 import type { Db } from "./db/index.js";
-import type { LocalStore } from "./store/local.js";
+import type { BundleStore } from "./store/types.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { RunService } from "./runs.js";
 import type { BundleIndex } from "./bundle-index.js";
@@ -27,7 +27,7 @@ export interface Logger {
 
 export interface Deps {
   db: Db;
-  store: LocalStore;
+  store: BundleStore;
   profiles: ProfileRegistry;
   runs: RunService;
   /** The bundle list in memory. */

@@ -15,32 +15,115 @@ import type { Clock, Logger } from "./deps.js";
 import { NotFoundError } from "./errors.js";
 import { redactedMessage } from "./redact.js";
 import type { ProfileRegistry } from "./profiles.js";
-import type { LocalStore, VersionEvent } from "./store/local.js";
-import { Mutex } from "./store/mutex.js";
+import type { BundleStore, VersionEvent } from "./store/types.js";
 import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
+import type { Anchor } from "../core/anchor/anchor.js";
 
 export type RunRow = typeof runs.$inferSelect;
 export type FindingRow = typeof findings.$inferSelect;
 
 export const LINT_AUTHOR = "lint";
 
+interface LintJob {
+  bundleId: string;
+  docId: string;
+  versionId: string;
+  versionNumber: number;
+  /** The version is new: no run of it can exist yet. */
+  fresh?: boolean;
+  /** Path and bytes of the spec doc when the caller has them (a save). */
+  mainPath?: string;
+  mainBytes?: Uint8Array;
+}
+
+/**
+ * Lint runs one at a time (they are CPU work on this thread), in two lanes: lints of new
+ * versions (saves, edits on disk) go before bulk work (catch-up after a start, re-lint
+ * after a profile change), so a save never queues behind hundreds of re-lints. Bulk work
+ * also holds back briefly while requests read docs (`settled`), so reads during a large
+ * re-lint answer about as fast as when idle.
+ */
+/** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
+const QUIET_MS = 10;
+const MAX_HOLD_MS = 100;
+
+class Lanes {
+  private readonly urgent: Array<{ key: string; go: () => Promise<void> }> = [];
+  private readonly bulk: Array<{ key: string; go: () => Promise<void> }> = [];
+  private running = false;
+  /** performance.now() of the last read of a doc (see `reading`). */
+  private lastRead = -Infinity;
+
+  /** A request reads a doc now: bulk work holds back a little so the read goes first. */
+  reading(): void {
+    this.lastRead = performance.now();
+  }
+
+  /** Before a bulk job: wait until reads pause for QUIET_MS, at most MAX_HOLD_MS. */
+  private async quiet(): Promise<void> {
+    const until = performance.now() + MAX_HOLD_MS;
+    while (
+      performance.now() - this.lastRead < QUIET_MS &&
+      performance.now() < until &&
+      this.urgent.length === 0
+    )
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+  }
+
+  run<T>(key: string, urgent: boolean, fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      (urgent ? this.urgent : this.bulk).push({ key, go: () => fn().then(resolve, reject) });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /** Move a queued bulk job to the urgent lane (someone waits for it). */
+  promote(key: string): void {
+    const i = this.bulk.findIndex((j) => j.key === key);
+    if (i >= 0) this.urgent.push(...this.bulk.splice(i, 1));
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      for (;;) {
+        if (this.urgent.length === 0 && this.bulk.length > 0) await this.quiet();
+        const next = this.urgent.shift() ?? this.bulk.shift();
+        if (!next) return;
+        await next.go();
+        // Between bulk lints, let requests waiting on I/O run.
+        if (this.urgent.length === 0) await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
 export class RunService {
   /** `run`: a run of the bundle finished (its verdict may have changed). */
   readonly events = new EventEmitter<{ run: [{ bundleId: string; docId: string }] }>();
   private readonly inflight = new Map<string, Promise<RunRow>>();
-  private readonly queue = new Mutex();
+  /** Per doc: the lint of a version that has no run yet (what a read of the doc waits for). */
+  private readonly firstLints = new Map<string, Promise<RunRow>>();
+  private readonly lanes = new Lanes();
+  /** Docs known to have no finished full review (their lint carries no AI findings); see `changed`. */
+  private readonly noFullRun = new Set<string>();
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly onVersion = (ev: VersionEvent) => {
-    this.lintVersion(ev.bundleId, ev.docId, ev.version.id, ev.version.number).catch((err: unknown) =>
-      this.logger.error("lint run failed", { doc: ev.docId, error: String(err) }),
-    );
+    this.lintVersion(ev.bundleId, ev.docId, ev.version.id, ev.version.number, {
+      fresh: true,
+      urgent: ev.bulk !== true,
+      mainPath: ev.mainPath,
+      ...(ev.mainBytes ? { mainBytes: ev.mainBytes } : {}),
+    }).catch((err: unknown) => this.logger.error("lint run failed", { doc: ev.docId, error: String(err) }));
   };
 
   constructor(
     private readonly db: Db,
-    private readonly store: LocalStore,
+    private readonly store: BundleStore,
     private readonly profiles: ProfileRegistry,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -63,11 +146,17 @@ export class RunService {
         bundleId: bundles.id,
         versionId: bundles.headVersionId,
         number: bundles.headNumber,
+        path: docs.path,
+        linted: sql<boolean>`exists (select 1 from ${runs} where ${runs.versionId} = ${bundles.headVersionId} and ${runs.kind} = 'lint')`,
       })
       .from(docs)
       .innerJoin(bundles, eq(bundles.id, docs.bundleId))
       .where(sql`${bundles.headVersionId} is not null`);
-    await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
+    await Promise.all(
+      rows.map((r) =>
+        this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number, { first: !r.linted, mainPath: r.path }),
+      ),
+    );
   }
 
   /** Lint again the current version of every doc that names `profileKey` (after the profile changed). */
@@ -82,35 +171,75 @@ export class RunService {
         bundleId: bundles.id,
         versionId: bundles.headVersionId,
         number: bundles.headNumber,
+        path: docs.path,
       })
       .from(docs)
       .innerJoin(bundles, eq(bundles.id, docs.bundleId))
       .where(and(eq(docs.profileKey, profileKey), sql`${bundles.headVersionId} is not null`));
-    await Promise.all(rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number)));
+    await Promise.all(
+      rows.map((r) => this.lintVersion(r.bundleId, r.docId, r.versionId!, r.number, { mainPath: r.path })),
+    );
   }
 
-  /** Resolves when no lint run is queued or running. */
+  /** Resolves when no lint run is queued or running (shutdown, tests; never a request). */
   idle(): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The lint run of a version: started once, shared by everyone who asks. */
-  lintVersion(bundleId: string, docId: string, versionId: string, versionNumber: number): Promise<RunRow> {
+  /**
+   * Resolves when the doc's current version has its first lint run, if one is queued or
+   * running; never waits for the lints of other docs, nor for a re-lint of a version
+   * that already has a run.
+   */
+  async settled(docId: string): Promise<void> {
+    this.lanes.reading();
+    const first = this.firstLints.get(docId);
+    if (!first) return;
+    const versionId = [...this.inflight].find(([, p]) => p === first)?.[0];
+    if (versionId) this.lanes.promote(versionId);
+    await first.catch(() => undefined);
+  }
+
+  /**
+   * The lint run of a version: started once, shared by everyone who asks. `fresh`: the
+   * version is new; `first`: it has no run yet, so reads of the doc wait for this one;
+   * `urgent`: ahead of bulk lints (a save, an edit on disk).
+   */
+  lintVersion(
+    bundleId: string,
+    docId: string,
+    versionId: string,
+    versionNumber: number,
+    opts: {
+      fresh?: boolean;
+      first?: boolean;
+      urgent?: boolean;
+      mainPath?: string;
+      mainBytes?: Uint8Array;
+    } = {},
+  ): Promise<RunRow> {
     let run = this.inflight.get(versionId);
     if (run) return run;
-    run = this.tracked(() => this.queue.run(() => this.lint(bundleId, docId, versionId, versionNumber)))
+    const first = opts.first ?? opts.fresh ?? false;
+    const job: LintJob = { bundleId, docId, versionId, versionNumber, ...opts };
+    run = this.tracked(() => this.lanes.run(versionId, opts.urgent === true, () => this.lint(job)))
       .then((row) => {
-        this.changed(bundleId, docId);
+        this.events.emit("run", { bundleId, docId });
         return row;
       })
-      .finally(() => this.inflight.delete(versionId));
+      .finally(() => {
+        this.inflight.delete(versionId);
+        if (this.firstLints.get(docId) === run) this.firstLints.delete(docId);
+      });
     this.inflight.set(versionId, run);
+    if (first) this.firstLints.set(docId, run);
     return run;
   }
 
-  /** Say that a run of the bundle finished, so views of its verdict refresh. */
+  /** Say that a run of the bundle finished (a full review), so views of its verdict refresh. */
   changed(bundleId: string, docId: string): void {
+    this.noFullRun.delete(docId);
     this.events.emit("run", { bundleId, docId });
   }
 
@@ -122,26 +251,45 @@ export class RunService {
     });
   }
 
-  private async lint(
-    bundleId: string,
-    docId: string,
-    versionId: string,
-    versionNumber: number,
-  ): Promise<RunRow> {
-    const [existing] = await this.db
-      .select()
-      .from(runs)
-      .where(and(eq(runs.versionId, versionId), eq(runs.docId, docId), eq(runs.kind, "lint")))
-      .orderBy(desc(runs.createdAt))
-      .limit(1);
-    // A run on this version is still good unless its profile has a newer text since.
-    if (
-      existing &&
-      (existing.status !== "done" || existing.profileVersion === this.profiles.versionOf(existing.profileKey))
-    )
-      return existing;
-    const [doc] = await this.db.select().from(docs).where(eq(docs.id, docId));
-    if (!doc) throw new NotFoundError("doc", docId);
+  /**
+   * What lint reads of a version: the spec doc's bytes and the names of the other files
+   * (checks look at which files exist, never at their bytes).
+   */
+  private async lintInput(job: LintJob, mainPath: string): Promise<Map<string, Uint8Array>> {
+    const list = await this.store.manifest(job.versionId);
+    const main = job.mainBytes ?? (await this.store.fileBytes(job.versionId, mainPath)).bytes;
+    const empty = new Uint8Array();
+    return new Map(list.map((f) => [f.path, f.path === mainPath ? main : empty]));
+  }
+
+  private async lint(job: LintJob): Promise<RunRow> {
+    const { bundleId, docId, versionId, versionNumber } = job;
+    if (!job.fresh) {
+      const [existing] = await this.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.versionId, versionId), eq(runs.docId, docId), eq(runs.kind, "lint")))
+        .orderBy(desc(runs.createdAt))
+        .limit(1);
+      // A run on this version is still good unless its profile has a newer text since.
+      if (
+        existing &&
+        (existing.status !== "done" ||
+          existing.profileVersion === this.profiles.versionOf(existing.profileKey))
+      )
+        return existing;
+    }
+    let mainPath = job.mainPath;
+    let profileKey: string | undefined;
+    if (mainPath === undefined) {
+      const [doc] = await this.db
+        .select({ path: docs.path, profileKey: docs.profileKey })
+        .from(docs)
+        .where(eq(docs.id, docId));
+      if (!doc) throw new NotFoundError("doc", docId);
+      mainPath = doc.path;
+      profileKey = doc.profileKey;
+    }
     const started = this.clock.now();
     const id = randomUUID();
     const base = {
@@ -159,19 +307,26 @@ export class RunService {
     let files: Map<string, Uint8Array>;
     const t0 = performance.now();
     try {
-      files = await this.store.snapshot(versionId);
+      files = await this.lintInput(job, mainPath);
       // A large doc is linted on a worker thread (server/heavy), off the request loop.
       result = await heavy.run({
         kind: "lint",
-        input: { files, mainPath: doc.path, profiles: this.profiles.list() },
+        input: { files, mainPath, profiles: this.profiles.list() },
       });
     } catch (err) {
+      if (profileKey === undefined) {
+        const [doc] = await this.db
+          .select({ profileKey: docs.profileKey })
+          .from(docs)
+          .where(eq(docs.id, docId));
+        profileKey = doc?.profileKey ?? "";
+      }
       const [row] = await this.db
         .insert(runs)
         .values({
           ...base,
           status: "failed",
-          profileKey: doc.profileKey,
+          profileKey,
           error: `lint failed: ${redactedMessage(err)}`,
           finishedAt: this.clock.now(),
         })
@@ -181,7 +336,10 @@ export class RunService {
     const duration = Math.round((performance.now() - t0) * 1000) / 1000;
     const profile = this.profiles.get(result.profile_key);
     // The latest full review's AI findings keep counting (re-anchored), until the next one.
-    const carry = await aiCarry(this.db, this.store, docId, versionNumber, doc.path, files);
+    const carry = this.noFullRun.has(docId)
+      ? undefined
+      : await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
+    if (!carry) this.noFullRun.add(docId);
     const all = [...result.findings.map((f) => ({ ...f, stage: "lint" })), ...(carry?.findings ?? [])];
     all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
@@ -263,6 +421,17 @@ export class RunService {
     return new Map(rows.map((r) => [r.runId, r.n]));
   }
 
+  /** The first finding of a run at `level`, in document order. */
+  async firstFinding(runId: string, level: string): Promise<FindingRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(findings)
+      .where(and(eq(findings.runId, runId), eq(findings.level, level)))
+      .orderBy(asc(findings.ord))
+      .limit(1);
+    return row;
+  }
+
   async findings(runId: string): Promise<FindingRow[]> {
     await this.get(runId);
     return this.db.select().from(findings).where(eq(findings.runId, runId)).orderBy(asc(findings.ord));
@@ -272,7 +441,7 @@ export class RunService {
 /** The verdict a doc shows: the latest run's, `stale` when that run read an older version. */
 export function docVerdict(run: RunRow | undefined, currentNumber: number): Verdict | undefined {
   if (!run?.verdict) return undefined;
-  const verdict = { ...(run.verdict as Verdict) };
+  const verdict = { ...run.verdict };
   if (run.versionNumber !== currentNumber) verdict.result = "stale";
   return verdict;
 }
@@ -284,7 +453,7 @@ export interface StoredFinding {
   level: string;
   category: string;
   message: string;
-  anchor: unknown;
+  anchor: Anchor;
   stage: string;
   relaxed: boolean;
 }

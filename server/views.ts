@@ -1,39 +1,23 @@
 /**
- * Turning database rows into the resources of the contract (2.1 spec doc, 2.6 bundle).
+ * Turning store records into the resources of the contract (2.1 spec doc, 2.6 bundle).
  */
-import type { bundles, docs, versions } from "./db/schema.js";
-import type { Bundle, SpecDoc, Version } from "./schemas/common.js";
+import type { Bundle, SpecDoc } from "./schemas/common.js";
 import { docVerdict, type RunRow } from "./runs.js";
+import type { DocRecord } from "./store/types.js";
 
-export interface BundleRow {
-  b: typeof bundles.$inferSelect;
-  d: typeof docs.$inferSelect;
-  v: typeof versions.$inferSelect;
-}
-
-export function versionView(v: typeof versions.$inferSelect): Version {
-  return {
-    id: v.id,
-    number: v.number,
-    created_by: v.createdBy,
-    message: v.message,
-    created_at: v.createdAt.toISOString(),
-  };
-}
-
-export function docView(row: BundleRow, run?: RunRow): SpecDoc {
-  const { b, d, v } = row;
+export function docView(row: DocRecord, run?: RunRow): SpecDoc {
+  const { bundle: b, doc: d, head: v } = row;
   const doc: SpecDoc = {
     id: d.id,
     bundle_id: b.id,
     slug: b.slug,
     title: b.title,
     profile_key: d.profileKey,
-    source_kind: b.sourceKind as SpecDoc["source_kind"],
+    source_kind: b.sourceKind,
     path: d.path,
-    current_version: versionView(v),
+    current_version: { ...v },
     updated_at: d.updatedAt.toISOString(),
-    status: d.status as SpecDoc["status"],
+    status: d.status,
   };
   if (d.problems && d.problems.length > 0) doc.problems = d.problems;
   const verdict = docVerdict(run, v.number);
@@ -56,18 +40,19 @@ export function bundleState(list: SpecDoc[]): Bundle["state"] {
   return "build_ready";
 }
 
-export function bundleView(row: BundleRow, run?: RunRow): Bundle {
+export function bundleView(row: DocRecord, run?: RunRow): Bundle {
   const doc = docView(row, run);
+  const { bundle } = row;
   const view: Bundle = {
-    id: row.b.id,
-    slug: row.b.slug,
-    title: row.b.title,
+    id: bundle.id,
+    slug: bundle.slug,
+    title: bundle.title,
     source_kind: doc.source_kind,
     state: bundleState([doc]),
     docs: [doc],
-    updated_at: row.b.updatedAt.toISOString(),
+    updated_at: bundle.updatedAt.toISOString(),
   };
-  if (row.b.visibility) view.visibility = row.b.visibility as Bundle["visibility"];
+  if (bundle.visibility) view.visibility = bundle.visibility;
   return view;
 }
 

@@ -18,6 +18,19 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { Anchor } from "../../core/anchor/anchor.js";
+import type { Verdict } from "../schemas/common.js";
+
+/** Where a bundle's files live (contract: `source_kind`). */
+export type SourceKind = "local" | "db" | "repohost";
+export type DocStatus = "draft" | "in_review" | "approved" | "superseded";
+export type Visibility = "private" | "internal" | "link";
+/** What is wrong with a doc's own text (e.g. malformed frontmatter). */
+export interface DocProblem {
+  message: string;
+  line?: number;
+  column?: number;
+}
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
   dataType: () => "bytea",
@@ -33,10 +46,10 @@ export const bundles = pgTable(
   "bundles",
   {
     id: uuid("id").primaryKey(),
-    sourceKind: text("source_kind").notNull(),
+    sourceKind: text("source_kind").$type<SourceKind>().notNull(),
     slug: text("slug").notNull(),
     title: text("title").notNull(),
-    visibility: text("visibility"),
+    visibility: text("visibility").$type<Visibility>(),
     /** Id and number of the newest version; 0 and null before the first. */
     headVersionId: uuid("head_version_id"),
     headNumber: bigint("head_number", { mode: "number" }).notNull().default(0),
@@ -58,9 +71,9 @@ export const docs = pgTable(
       .references(() => bundles.id, { onDelete: "cascade" }),
     path: text("path").notNull(),
     profileKey: text("profile_key").notNull(),
-    status: text("status").notNull().default("draft"),
+    status: text("status").$type<DocStatus>().notNull().default("draft"),
     /** What is wrong with the doc's own text (e.g. malformed frontmatter), as JSON. */
-    problems: jsonb("problems").$type<{ message: string; line?: number; column?: number }[]>(),
+    problems: jsonb("problems").$type<DocProblem[]>(),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },
@@ -102,6 +115,8 @@ export const blobs = pgTable("blobs", {
   sha256: text("sha256").primaryKey(),
   size: bigint("size", { mode: "number" }).notNull(),
   content: bytea("content").notNull(),
+  /** The content is UTF-8 text; null for blobs stored before this was recorded (worked out on first list). */
+  utf8: boolean("utf8"),
 });
 
 /** What the local store last saw on disk, so a rescan hashes only files that changed. */
@@ -181,7 +196,7 @@ export const runs = pgTable(
     profileKey: text("profile_key").notNull(),
     profileVersion: integer("profile_version"),
     error: text("error"),
-    verdict: jsonb("verdict"),
+    verdict: jsonb("verdict").$type<Verdict>(),
     adopt: jsonb("adopt").$type<{ type?: string; size?: string }>(),
     stages: jsonb("stages").$type<Array<{ name: string; duration_ms: number }>>().notNull().default([]),
     createdBy: text("created_by").notNull(),
@@ -205,7 +220,7 @@ export const findings = pgTable(
     level: text("level").notNull(),
     category: text("category").notNull(),
     message: text("message").notNull(),
-    anchor: jsonb("anchor"),
+    anchor: jsonb("anchor").$type<Anchor>(),
     stage: text("stage").notNull(),
     relaxed: boolean("relaxed").notNull().default(false),
   },
@@ -250,9 +265,20 @@ export const buildQuestions = pgTable(
     text: text("text").notNull(),
     level: text("level").notNull(),
     category: text("category").notNull(),
-    cites: jsonb("cites").notNull(),
+    cites: jsonb("cites")
+      .$type<Array<{ kind: string; path?: string[]; id?: string; anchor: Anchor }>>()
+      .notNull(),
     result: text("result").notNull(),
-    answers: jsonb("answers").notNull(),
+    answers: jsonb("answers")
+      .$type<
+        Array<{
+          reader: number;
+          answer: string;
+          answered: boolean;
+          quotes: Array<{ text: string; found: boolean }>;
+        }>
+      >()
+      .notNull(),
     groups: jsonb("groups").$type<number[][]>().notNull(),
     agreedAnswer: text("agreed_answer"),
     findingId: uuid("finding_id"),
@@ -272,7 +298,7 @@ export const claims = pgTable(
     text: text("text").notNull(),
     label: text("label").notNull(),
     explanation: text("explanation").notNull().default(""),
-    anchor: jsonb("anchor"),
+    anchor: jsonb("anchor").$type<Anchor>(),
     sources: jsonb("sources").$type<Array<{ text: string; found: boolean; file?: string }>>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.id] })],

@@ -19,10 +19,10 @@ export async function htmlReport(
   versionRef: string | undefined,
 ): Promise<Response> {
   const { store, runs, profiles, clock } = deps(c);
-  const bundleId = store.bundleIdOfDoc(docId);
+  const bundleId = await store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
-  await runs.idle();
-  const row = await store.docRow(docId);
+  await runs.settled(docId);
+  const row = await store.doc(docId);
   const head = await store.resolveVersion(bundleId);
   if (versionRef !== undefined && versionRef !== "") {
     const asked = await store.resolveVersion(bundleId, versionRef);
@@ -33,7 +33,7 @@ export async function htmlReport(
       );
   }
   const files = await store.snapshot(head.id);
-  const bytes = files.get(row.d.path) ?? new Uint8Array();
+  const bytes = files.get(row.doc.path) ?? new Uint8Array();
   const run = (await runs.latestRuns([docId])).get(docId);
   const verdict = docVerdict(run, head.number);
   // Findings of a run on another version would point at text that moved: show them only when current.
@@ -45,21 +45,21 @@ export async function htmlReport(
   const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
   for (const [path, data] of files)
     if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, data), bytes: data });
-  const profile = profiles.get(row.d.profileKey);
+  const profile = profiles.get(row.doc.profileKey);
   // Parsing and rendering a large doc takes seconds: on a worker thread then (server/heavy).
   const html = await heavy.run({
     kind: "report",
     report: {
       bytes,
-      fallbackTitle: row.b.title,
-      slug: row.b.slug,
+      fallbackTitle: row.bundle.title,
+      slug: row.bundle.slug,
       profile: {
-        key: row.d.profileKey,
+        key: row.doc.profileKey,
         ...(profile
           ? { title: profile.title, radar: profile.radar.map((r) => ({ key: r.key, title: r.title })) }
           : {}),
       },
-      path: row.d.path,
+      path: row.doc.path,
       version: head,
       ...(verdict ? { verdict } : {}),
       findings,
@@ -67,7 +67,7 @@ export async function htmlReport(
       generatedAt: clock.now().toISOString(),
     },
   });
-  const name = `${row.b.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
+  const name = `${row.bundle.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
   return new Response(html, {
     status: 200,
     headers: {

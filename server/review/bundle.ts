@@ -10,7 +10,7 @@ import { parseMarkdown } from "../../core/markdown/document.js";
 import type { LinkedBundle, ReviewBundle, ReviewFile } from "../../core/review/corpus.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
-import type { LocalStore } from "../store/local.js";
+import type { BundleStore } from "../store/types.js";
 
 const TEXT = /\.(md|markdown|txt|ya?ml|json|csv|tsv|feature|proto|graphql|sql)$/i;
 const MAX_TEXT_BYTES = 1024 * 1024;
@@ -40,7 +40,7 @@ function outsideTargets(slug: string, mainPath: string, text: string): string[] 
 
 export async function loadReviewBundle(
   db: Db,
-  store: LocalStore,
+  store: BundleStore,
   opts: { bundleId: string; slug: string; mainPath: string; files: ReadonlyMap<string, Uint8Array> },
 ): Promise<ReviewBundle> {
   const files = textFiles(opts.files);

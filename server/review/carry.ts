@@ -13,7 +13,7 @@ import type { Db } from "../db/index.js";
 import { findings, runs } from "../db/schema.js";
 import { findingOfRow } from "../findings.js";
 import { ApiError } from "../errors.js";
-import type { LocalStore } from "../store/local.js";
+import type { BundleStore } from "../store/types.js";
 
 export interface CarriedFinding {
   id: string;
@@ -44,7 +44,7 @@ export function sectionsChanged(before: string, after: string): number {
 
 export async function aiCarry(
   db: Db,
-  store: LocalStore,
+  store: BundleStore,
   docId: string,
   versionNumber: number,
   mainPath: string,

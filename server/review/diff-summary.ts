@@ -12,11 +12,11 @@ export class DiffSummaries extends ReviewBase {
 
   async diffSummary(docId: string, from: string, to: string | undefined) {
     const { store, runs: runService } = this.deps;
-    const bundleId = store.bundleIdOfDoc(docId);
+    const bundleId = await store.bundleIdOfDoc(docId);
     await store.refreshBundle(bundleId);
     const vFrom = await store.resolveVersion(bundleId, from);
     const vTo = await store.resolveVersion(bundleId, to);
-    const { d } = await store.docRow(docId);
+    const { doc: d } = await store.doc(docId);
     const textAt = async (versionId: string) =>
       store.fileBytes(versionId, d.path).then(
         (r) => decodeText(r.bytes).text,

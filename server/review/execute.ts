@@ -42,8 +42,8 @@ export class RunExecution extends ReviewBase {
   /** Queue a full review of the doc's current version. */
   async start(docId: string, by: string): Promise<RunRow> {
     const { store, clock } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    const { b, d, v } = await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    const { bundle: b, doc: d, head: v } = await store.doc(docId);
     await this.roles();
     await this.checkBudget();
     const profile = this.deps.profiles.get(d.profileKey);
@@ -79,8 +79,8 @@ export class RunExecution extends ReviewBase {
   /** What a full review of the current version would cost. */
   async estimate(docId: string) {
     const { store } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    const { b, d, v } = await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    const { bundle: b, doc: d, head: v } = await store.doc(docId);
     const files = await store.snapshot(v.id);
     const bundle = await loadReviewBundle(this.db, store, {
       bundleId: b.id,
@@ -170,7 +170,7 @@ export class RunExecution extends ReviewBase {
     const { store, profiles, clock } = this.deps;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     if (!doc) throw new NotFoundError("doc", run.docId);
-    const bundleRow = await store.bundleRow(run.bundleId);
+    const bundleRow = await store.bundle(run.bundleId);
     const files = await store.snapshot(run.versionId);
 
     // Stage 1: lint.
@@ -211,7 +211,7 @@ export class RunExecution extends ReviewBase {
     const settings = await readSettings(this.db);
     const bundle = await loadReviewBundle(this.db, store, {
       bundleId: run.bundleId,
-      slug: bundleRow.b.slug,
+      slug: bundleRow.bundle.slug,
       mainPath: doc.path,
       files,
     });

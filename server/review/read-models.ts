@@ -112,9 +112,9 @@ export class ReviewReads extends ReviewBase {
   /** Points of the doc's latest review that need a person: decide, then fix, in document order. */
   async tour(docId: string) {
     const { store, runs: runService } = this.deps;
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    await runService.idle();
-    await store.docRow(docId);
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    await runService.settled(docId);
+    await store.doc(docId);
     const run = (await runService.latestRuns([docId])).get(docId);
     type Point = {
       key: string;

@@ -32,13 +32,11 @@ export interface ImportEntry {
 
 /**
  * Checks a bundle folder name: a safe relative path (one folder, or nested folders such
- * as `payments/refunds`), no hidden segment, no `..`. Answers it unchanged.
+ * as `payments/refunds`), no hidden segment, no `..`, no name over 255 bytes. Answers
+ * it in NFC.
  */
 export function checkBundleName(name: string): string {
-  safeRelativePath(name, "name");
-  if (name.split("/").some((seg) => seg.length > 255))
-    throw new BadPathError(name, "(name) has a folder name longer than 255 characters");
-  return name;
+  return safeRelativePath(name, "name");
 }
 
 export { slugifyName } from "../../core/bundle/import-plan.js";

@@ -110,9 +110,9 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
       watch: false,
     });
     await again.start();
-    const rows = await again.listBundleRows({ limit: 10 });
-    expect(rows.map((r) => r.b.id)).toEqual(before.items.map((b) => b.id));
-    expect(rows.map((r) => r.v.number)).toEqual([1, 1, 1, 1, 1]);
+    const rows = await again.listBundles({ limit: 10 });
+    expect(rows.map((r) => r.bundle.id)).toEqual(before.items.map((b) => b.id));
+    expect(rows.map((r) => r.head.number)).toEqual([1, 1, 1, 1, 1]);
     await again.stop();
   });
 

@@ -192,6 +192,74 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
     expect(versions.items).toHaveLength(1);
   });
 
+  it.each([
+    ["a 256-character name", `${"n".repeat(256)}.md`, "longer than 255 bytes"],
+    ["a long folder name", `${"d".repeat(300)}/x.txt`, "longer than 255 bytes"],
+    ["the spec doc used as a folder", "prd.md/x", "as a folder"],
+    ["an asset used as a folder", "flow.svg/deeper/x.txt", "as a folder"],
+    ["a bidirectional override", "invoice\u202Egpj.md", "bidirectional"],
+    ["a bidirectional isolate", "a\u2067b.txt", "bidirectional"],
+    ["a C1 control character", "a\u009bb.txt", "control character"],
+  ])("refuses %s with 400 bad_path, nothing written", async (_what, path, why) => {
+    const { id, base } = await checkoutDoc(t);
+    const body = await problem(await put(t, id, path, "x", base), 400, "bad_path");
+    expect(String(body.detail)).toContain(why);
+    const versions = await json<Items<Version>>(t.req("GET", `/docs/${id}/versions`));
+    expect(versions.items).toHaveLength(1);
+    expect(readdirSync(join(t.root, "checkout")).sort()).toEqual(["api", "design", "flow.svg", "prd.md"]);
+  });
+
+  it("treats names that differ only in Unicode normalization as one file (NFC)", async () => {
+    const { id, base } = await checkoutDoc(t);
+    const nfd = "notes/cafe\u0301.md";
+    const nfc = nfd.normalize("NFC");
+    const first = await json<WriteResult>(put(t, id, nfd, "first", base));
+    const second = await json<WriteResult>(put(t, id, nfc, "second", first.version.id));
+    expect(second.version.message).toBe(`Update ${nfc}`);
+    const files = await json<FileList>(t.req("GET", `/docs/${id}/files`));
+    expect(files.items.filter((f) => f.path.startsWith("notes/")).map((f) => f.path)).toEqual([nfc]);
+    const raw = await t.req("GET", `/docs/${id}/files/content?path=${encodeURIComponent(nfd)}`);
+    expect(await raw.text()).toBe("second");
+    expect(readdirSync(join(t.root, "checkout/notes"))).toEqual([nfc.slice("notes/".length)]);
+  });
+
+  it("answers a stale-base DELETE or rename of a file already gone with 409 version_conflict", async () => {
+    const { id, base } = await checkoutDoc(t);
+    const del = await json<WriteResult>(
+      t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${base}`),
+    );
+    expect(del.changed).toBe(true);
+    const again = await problem(
+      await t.req("DELETE", `/docs/${id}/files?path=flow.svg&base_version=${base}`),
+      409,
+      "version_conflict",
+    );
+    expect(again.current_version).toMatchObject({ id: del.version.id, number: 2 });
+    await problem(
+      await t.req("POST", `/docs/${id}/files/rename?base_version=${base}`, { from: "flow.svg", to: "f.svg" }),
+      409,
+      "version_conflict",
+    );
+    await problem(
+      await t.req("POST", `/docs/${id}/files/rename?base_version=${del.version.id}`, {
+        from: "flow.svg",
+        to: "f.svg",
+      }),
+      404,
+      "file_not_found",
+    );
+  });
+
+  it("answers 400 bad_version for a version number past bigint, and reads an upper-case version id", async () => {
+    const { id, base } = await checkoutDoc(t);
+    for (const v of ["99999999999999999999", "9223372036854775808"]) {
+      await problem(await t.req("GET", `/docs/${id}/files?version=${v}`), 400, "bad_version");
+      await problem(await t.req("GET", `/docs/${id}/diff?from=${v}`), 400, "bad_version");
+    }
+    const upper = await json<FileList>(t.req("GET", `/docs/${id}/files?version=${base.toUpperCase()}`));
+    expect(upper.version.id).toBe(base);
+  });
+
   it("refuses to write through a symlink that leads outside the bundle", async () => {
     const { id, base } = await checkoutDoc(t);
     const outside = join(t.root, "..", `outside-${Date.now()}`);

@@ -42,8 +42,10 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
   let fake: FakeOpenAI;
   let t: TestApp;
   let docId: string;
-  const spec = () =>
-    t.store.resolveVersion(t.store.bundleIdOfDoc(docId)).then((v) => t.store.fileBytes(v.id, "spec.md"));
+  const spec = async () =>
+    t.store
+      .resolveVersion(await t.store.bundleIdOfDoc(docId))
+      .then((v) => t.store.fileBytes(v.id, "spec.md"));
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ handler: answerFor });
@@ -278,7 +280,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     const saved = await json<WriteResult>(
       t.req(
         "PUT",
-        `/docs/${docId}/files/content?path=spec.md&base_version=${(await t.store.resolveVersion(t.store.bundleIdOfDoc(docId))).id}`,
+        `/docs/${docId}/files/content?path=spec.md&base_version=${(await t.store.resolveVersion(await t.store.bundleIdOfDoc(docId))).id}`,
         edited,
         {
           "content-type": "text/markdown",
@@ -397,7 +399,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
     const fix = await json<Fix>(t.req("POST", `/runs/${run.id}/findings/${todo.id}/fix`));
     expect(fix.patch).toContain("-TODO decide the refund window.");
     expect(fix.patch).toContain("+DONE decide the refund window.");
-    expect((await t.store.versions(t.store.bundleIdOfDoc(docId), { limit: 10 })).length).toBe(1);
+    expect((await t.store.versions(await t.store.bundleIdOfDoc(docId), { limit: 10 })).length).toBe(1);
 
     const accepted = await json<WriteResult>(
       t.req("POST", `/runs/${run.id}/findings/${todo.id}/fix/accept?base_version=${run.version_id}`),
@@ -422,7 +424,7 @@ describe.each(DB_KINDS)("full review on %s", (kind) => {
 
   it("summarizes a diff and the change in findings", async () => {
     await configureModels(t, fake.baseUrl);
-    const v1 = await t.store.resolveVersion(t.store.bundleIdOfDoc(docId));
+    const v1 = await t.store.resolveVersion(await t.store.bundleIdOfDoc(docId));
     const lint1 = (await t.runs.latestRuns([docId])).get(docId)!;
     const todoLint = (await t.runs.findings(lint1.id)).filter((f) =>
       (f.anchor as { quote: string }).quote.includes("TODO"),

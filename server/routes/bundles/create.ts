@@ -6,7 +6,7 @@ import { deps, errorResponses, jsonBody, jsonResponse, type Router } from "../..
 import { ApiError } from "../../errors.js";
 import { SpecDocSchema } from "../../schemas/common.js";
 import { baseName } from "../../../core/bundle/discover.js";
-import { checkBundleName, type BundleWriter } from "../../store/import.js";
+import { checkBundleName } from "../../store/import.js";
 import { docView } from "../../views.js";
 
 export const CreateBundleBody = z
@@ -54,7 +54,7 @@ export const createBundle = createRoute({
   },
 });
 
-export function registerCreateBundle(r: Router, writer: BundleWriter): void {
+export function registerCreateBundle(r: Router): void {
   r.openapi(createBundle, async (c) => {
     const { store, profiles, runs } = deps(c);
     const body = c.req.valid("json");
@@ -66,16 +66,13 @@ export function registerCreateBundle(r: Router, writer: BundleWriter): void {
         `no profile ${JSON.stringify(body.profile)}; GET /profiles lists them`,
       );
     const file = `${baseName(name)}.md`;
-    await writer.write(
-      store.folder,
+    const [id] = await store.addFolder(
       name,
       new Map([[file, new TextEncoder().encode(docFromTemplate(profile, body.title))]]),
     );
-    await store.scanAll();
-    const [id] = await store.bundleIdsOfSlugs([name]);
     if (id === undefined) throw new Error(`the new bundle ${name} was not found by the scan`);
-    await runs.idle();
-    const row = await store.bundleRow(id);
-    return c.json(docView(row, (await runs.latestRuns([row.d.id])).get(row.d.id)), 201);
+    const row = await store.bundle(id);
+    await runs.settled(row.doc.id);
+    return c.json(docView(row, (await runs.latestRuns([row.doc.id])).get(row.doc.id)), 201);
   });
 }

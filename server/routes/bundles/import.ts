@@ -22,12 +22,10 @@ import { BundleListSchema } from "../../schemas/common.js";
 import { LinkKind } from "../../schemas/trace.js";
 import {
   addFrontmatterLinks,
-  BundleWriter,
   checkBundleName,
   checkDuplicates,
   checkSizes,
   importPath,
-  nameTaken,
   readZip,
   slugifyName,
   stripCommonTop,
@@ -326,10 +324,9 @@ async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits:
   return { name, md, entries: gathered.entries, limits, form };
 }
 
-/** Registers POST /bundles, /bundles/import and /bundles/import/preview; they share one writer. */
+/** Registers POST /bundles, /bundles/import and /bundles/import/preview. */
 export function registerBundleWrites(r: Router): void {
-  const writer = new BundleWriter();
-  registerCreateBundle(r, writer);
+  registerCreateBundle(r);
 
   r.openapi(previewImport, async (c) => {
     const { store, profiles } = deps(c);
@@ -343,7 +340,7 @@ export function registerBundleWrites(r: Router): void {
     return c.json(
       {
         name: p.name,
-        name_exists: await nameTaken(store.folder, p.name),
+        name_exists: await store.nameTaken(p.name),
         items: p.md.map((d) => ({
           path: d.path,
           ...(d.title ? { title: d.title } : {}),
@@ -417,15 +414,12 @@ export function registerBundleWrites(r: Router): void {
       [...files].map(([path, bytes]) => ({ path, size: bytes.length })),
       p.limits,
     );
-    await writer.write(store.folder, p.name, files);
-    await store.scanAll();
-    const slugs = [...new Set(specs.map((d) => bundleOf(p.name, docPath.get(d.path)!)))];
-    const ids = await store.bundleIdsOfSlugs(slugs);
-    await runs.idle();
-    const rows = await Promise.all(ids.map((id) => store.bundleRow(id)));
-    const runsByDoc = await runs.latestRuns(rows.map((row) => row.d.id));
+    const ids = await store.addFolder(p.name, files);
+    const rows = await store.bundlesByIds(ids);
+    await Promise.all(rows.map((row) => runs.settled(row.doc.id)));
+    const runsByDoc = await runs.latestRuns(rows.map((row) => row.doc.id));
     const items = rows
-      .map((row) => bundleView(row, runsByDoc.get(row.d.id)))
+      .map((row) => bundleView(row, runsByDoc.get(row.doc.id)))
       .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
     const problems = store.problems().filter((q) => q.path === p.name || q.path.startsWith(`${p.name}/`));
     return c.json({ items, problems }, 201);

@@ -86,9 +86,9 @@ export default function bundleRoutes() {
       const { store, runs } = deps(c);
       const { bundleId } = c.req.valid("param");
       await store.refreshBundle(bundleId);
-      await runs.idle();
-      const row = await store.bundleRow(bundleId);
-      return c.json(bundleView(row, (await runs.latestRuns([row.d.id])).get(row.d.id)), 200);
+      const row = await store.bundle(bundleId);
+      await runs.settled(row.doc.id);
+      return c.json(bundleView(row, (await runs.latestRuns([row.doc.id])).get(row.doc.id)), 200);
     },
   );
 
@@ -105,13 +105,13 @@ export default function bundleRoutes() {
       const { store } = deps(c);
       const { bundleId } = c.req.valid("param");
       await store.refreshBundle(bundleId);
-      const row = await store.bundleRow(bundleId);
+      const row = await store.bundle(bundleId);
       const stats = await store.bundleStats(bundleId);
-      const where = row.b.slug === "." ? "the served folder" : `the folder ${row.b.slug}`;
+      const where = row.bundle.slug === "." ? "the served folder" : `the folder ${row.bundle.slug}`;
       return c.json(
         {
           bundle_id: bundleId,
-          slug: row.b.slug,
+          slug: row.bundle.slug,
           source_kind: "local" as const,
           action: "delete_files" as const,
           sentence: `Deletes the ${stats.files} files of this bundle from ${where} on disk (nested bundles stay) and its ${stats.versions} versions, runs and threads. This cannot be undone.`,

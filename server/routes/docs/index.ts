@@ -6,7 +6,7 @@ import { htmlReport } from "../../report/export.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
 import { docView } from "../../views.js";
 import { docVerdict } from "../../runs.js";
-import type { WriteResult } from "../../store/local.js";
+import type { WriteResult } from "../../store/types.js";
 import type { Verdict } from "../../schemas/common.js";
 import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
@@ -72,7 +72,7 @@ const PathQuery = z.object({
 
 async function current(c: Context<Env>, docId: string) {
   const { store } = deps(c);
-  const bundleId = store.bundleIdOfDoc(docId);
+  const bundleId = await store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
   return { store, bundleId };
 }
@@ -84,7 +84,7 @@ async function withVerdict(
   result: WriteResult,
 ): Promise<WriteResult & { verdict?: Verdict }> {
   const { runs, store } = deps(c);
-  const bundleId = store.bundleIdOfDoc(docId);
+  const bundleId = await store.bundleIdOfDoc(docId);
   const run = await runs.lintVersion(bundleId, docId, result.version.id, result.version.number);
   const verdict = docVerdict(run, result.version.number);
   return verdict ? { ...result, verdict } : result;
@@ -106,11 +106,11 @@ export default function docRoutes() {
       const { docId } = c.req.valid("param");
       const { store } = await current(c, docId);
       const { runs } = deps(c);
-      await runs.idle();
+      await runs.settled(docId); // the first lint of its current version, if one is running
       const run = (await runs.latestRuns([docId])).get(docId);
-      const doc = docView(await store.docRow(docId), run);
+      const doc = docView(await store.doc(docId), run);
       if (doc.next_action?.kind === "fix" && run) {
-        const first = (await runs.findings(run.id)).find((f) => f.level === "MUST");
+        const first = await runs.firstFinding(run.id, "MUST");
         if (first) doc.next_action.finding_id = first.id;
       }
       return c.json(doc, 200);
@@ -133,12 +133,14 @@ export default function docRoutes() {
       const { docId } = c.req.valid("param");
       const { store, bundleId } = await current(c, docId);
       const version = await store.resolveVersion(bundleId, c.req.valid("query").version);
-      const snapshot = await store.snapshot(version.id);
       const files = await store.files(version.id);
-      const items = files.map((f) => {
-        const bytes = snapshot.get(f.path)!;
-        return { ...f, media_type: mediaType(f.path, bytes), text: isText(f.path, bytes) };
-      });
+      const items = files.map((f) => ({
+        path: f.path,
+        size: f.size,
+        sha256: f.sha256,
+        media_type: mediaType(f.path, f.utf8),
+        text: isText(f.path, f.utf8),
+      }));
       return c.json({ version, items }, 200);
     },
   );
@@ -214,7 +216,7 @@ export default function docRoutes() {
           "empty_body",
           `the request has no body: send the new bytes of ${path} (e.g. curl --data-binary @${path}); to remove the file, DELETE /docs/${docId}/files?path=…`,
         );
-      const existed = store.hasFile(docId, path);
+      const existed = await store.hasFile(docId, path);
       const result = await store.write(
         docId,
         base_version,
@@ -243,8 +245,7 @@ export default function docRoutes() {
       const { path, base_version, message } = c.req.valid("query");
       safeRelativePath(path);
       const { store } = deps(c);
-      const head = await store.resolveVersion(store.bundleIdOfDoc(docId));
-      await store.fileBytes(head.id, path); // 404 file_not_found when there is nothing to delete
+      // A stale base is 409 first; then 404 file_not_found when there is nothing to delete.
       const result = await store.write(
         docId,
         base_version,
@@ -346,8 +347,23 @@ export default function docRoutes() {
           : to.number > 1
             ? await store.resolveVersion(bundleId, String(to.number - 1))
             : to;
-      const [a, b] = await Promise.all([store.snapshot(from.id), store.snapshot(to.id)]);
-      const mainDoc = (await store.docRow(docId)).d.path;
+      // Compare by sha256 first; only the bytes of changed files are loaded.
+      const inputs = await store.diffInputs(from.id, to.id);
+      const shaA = new Map(inputs.from.map((f) => [f.path, f.sha256]));
+      const shaB = new Map(inputs.to.map((f) => [f.path, f.sha256]));
+      const changed = [...new Set([...shaA.keys(), ...shaB.keys()])].filter(
+        (p) => shaA.get(p) !== shaB.get(p),
+      );
+      const load = async (shas: Map<string, string>) =>
+        new Map(
+          await Promise.all(
+            changed
+              .filter((p) => shas.has(p))
+              .map(async (p) => [p, await inputs.bytes(shas.get(p)!)] as const),
+          ),
+        );
+      const [a, b] = await Promise.all([load(shaA), load(shaB)]);
+      const mainDoc = (await store.doc(docId)).doc.path;
       // On a worker thread when the doc is large (server/heavy).
       const { files, sections } = await heavy.run({ kind: "diff", from: a, to: b, mainDoc });
       return c.json({ from, to, files, main_doc: mainDoc, sections }, 200);
@@ -382,10 +398,10 @@ export default function docRoutes() {
       const { version: ref, format } = c.req.valid("query");
       if (format === "html") return htmlReport(c, docId, ref);
       const { store, bundleId } = await current(c, docId);
-      const row = await store.docRow(docId);
+      const row = await store.doc(docId);
       const version = await store.resolveVersion(bundleId, ref);
       const files = await store.snapshot(version.id);
-      const top = row.b.slug === "." ? row.b.title : row.b.title;
+      const top = row.bundle.title;
       const tree: Record<string, Uint8Array> = {};
       for (const [path, bytes] of files) tree[`${top}/${path}`] = bytes;
       const zip = zipSync(tree, { level: 6, mtime: new Date(version.created_at) });

@@ -191,13 +191,13 @@ export const guessProfile = createRoute({
 /** The main doc's text at the current version, and what its latest lint run guessed. */
 async function mainDoc(c: Context<Env>, docId: string) {
   const { store, runs } = deps(c);
-  const bundleId = store.bundleIdOfDoc(docId);
+  const bundleId = await store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
-  await runs.idle();
-  const row = await store.docRow(docId);
-  const { bytes } = await store.fileBytes(row.v.id, row.d.path);
+  await runs.settled(docId);
+  const row = await store.doc(docId);
+  const { bytes } = await store.fileBytes(row.head.id, row.doc.path);
   const { text, invalid } = decodeText(bytes);
-  if (invalid) throw new ApiError("validation_failed", `${row.d.path} is not UTF-8 text`);
+  if (invalid) throw new ApiError("validation_failed", `${row.doc.path} is not UTF-8 text`);
   return { row, text, run: (await runs.latestRuns([docId])).get(docId) };
 }
 
@@ -219,7 +219,7 @@ async function saveMainDoc(
     message,
   );
   const run = await runs.lintVersion(
-    store.bundleIdOfDoc(docId),
+    await store.bundleIdOfDoc(docId),
     docId,
     result.version.id,
     result.version.number,
@@ -258,7 +258,7 @@ export default function profileRoutes(): Router {
     const body = c.req.valid("json") as { keys?: Array<"type" | "size"> } | undefined;
     const keys = body?.keys ?? ["type", "size"];
     const { row, text, run } = await mainDoc(c, docId);
-    const guessed = run?.versionNumber === row.v.number ? run.adopt : null;
+    const guessed = run?.versionNumber === row.head.number ? run.adopt : null;
     const adopt: { type?: string; size?: string } = {};
     for (const k of keys)
       if ((k === "type" || k === "size") && guessed?.[k] !== undefined) adopt[k] = guessed[k];
@@ -275,7 +275,7 @@ export default function profileRoutes(): Router {
     const words = Object.entries(adopt)
       .map(([k, v]) => `${k}: ${v}`)
       .join(", ");
-    return c.json(await saveMainDoc(c, docId, base_version, row.d.path, next, `Adopt ${words}`), 200);
+    return c.json(await saveMainDoc(c, docId, base_version, row.doc.path, next, `Adopt ${words}`), 200);
   });
 
   r.openapi(changeDocProfile, async (c) => {
@@ -294,7 +294,7 @@ export default function profileRoutes(): Router {
       );
     }
     return c.json(
-      await saveMainDoc(c, docId, base_version, row.d.path, next, `Change type to ${profile}`),
+      await saveMainDoc(c, docId, base_version, row.doc.path, next, `Change type to ${profile}`),
       200,
     );
   });
@@ -302,7 +302,7 @@ export default function profileRoutes(): Router {
   r.openapi(listAssumptions, async (c) => {
     const { docId } = c.req.valid("param");
     const { row, text } = await mainDoc(c, docId);
-    return c.json({ items: assumptions(parseMarkdown(text), row.d.path) }, 200);
+    return c.json({ items: assumptions(parseMarkdown(text), row.doc.path) }, 200);
   });
 
   r.openapi(guessProfile, (c) => {

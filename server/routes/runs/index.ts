@@ -212,8 +212,8 @@ export default function runRoutes(): Router {
     const { docId } = c.req.valid("param");
     const { cursor, limit = 50 } = c.req.valid("query");
     const { store, runs } = deps(c);
-    await store.refreshBundle(store.bundleIdOfDoc(docId));
-    await runs.idle();
+    await store.refreshBundle(await store.bundleIdOfDoc(docId));
+    await runs.settled(docId);
     const rows = await runs.list(docId, {
       limit: limit + 1,
       before: cursor === undefined ? undefined : decodeRunCursor(cursor),

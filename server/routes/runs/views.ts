@@ -2,7 +2,6 @@
 import { ApiError } from "../../errors.js";
 import { findingApi, findingOfRow } from "../../findings.js";
 import type { FindingRow, RunRow } from "../../runs.js";
-import type { Verdict } from "../../schemas/common.js";
 
 export function runView(row: RunRow, findingCount: number) {
   return {
@@ -15,7 +14,7 @@ export function runView(row: RunRow, findingCount: number) {
     version_number: row.versionNumber,
     profile_key: row.profileKey,
     ...(row.profileVersion !== null ? { profile_version: row.profileVersion } : {}),
-    ...(row.verdict ? { verdict: row.verdict as Verdict } : {}),
+    ...(row.verdict ? { verdict: row.verdict } : {}),
     ...(row.error ? { error: row.error } : {}),
     ...(row.stage ? { stage: row.stage } : {}),
     ...(row.adopt ? { adopt: row.adopt } : {}),

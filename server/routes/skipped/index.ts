@@ -62,7 +62,7 @@ export default function skippedRoutes() {
         if (seen.has(d.path)) throw new ApiError("validation_failed", `${d.path} is picked twice`);
         seen.add(d.path);
       }
-      const slugs = await store.adoptSkipped(docs, (text, type) => {
+      const ids = await store.adoptSkipped(docs, (text, type) => {
         try {
           return setFrontmatterKeys(text, { type });
         } catch (err) {
@@ -72,9 +72,9 @@ export default function skippedRoutes() {
           );
         }
       });
-      await store.scanAll();
-      const ids = await store.bundleIdsOfSlugs(slugs);
-      const items = await Promise.all(ids.map(async (id) => bundleView(await store.bundleRow(id))));
+      const items = (await store.bundlesByIds(ids))
+        .map((row) => bundleView(row))
+        .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
       return c.json({ items, problems: store.problems() }, 200);
     },
   );

@@ -94,9 +94,9 @@ export default function traceRoutes(): Router {
     const all = [...docs];
     if (local && d.mode === "local") {
       const named = new Set(docs.map((x) => x.path));
-      for (const b of await d.store.listBundleRows({ limit: 100_000 })) {
-        const path = b.b.slug === "." ? b.d.path : `${b.b.slug}/${b.d.path}`;
-        if (!named.has(path)) all.push({ path, profile: b.d.profileKey });
+      for (const { bundle, doc } of await d.store.listBundles({ limit: 100_000 })) {
+        const path = bundle.slug === "." ? doc.path : `${bundle.slug}/${doc.path}`;
+        if (!named.has(path)) all.push({ path, profile: doc.profileKey });
       }
     }
     const asked = new Set(docs.map((x) => x.path));

@@ -1,0 +1,145 @@
+/**
+ * Folder scanning of the local store: walk the served folder (or one new folder in it),
+ * classify its markdown (cached by size and mtime), and say which folders are bundles,
+ * which are problems and which markdown is skipped.
+ */
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import {
+  classifyMarkdown,
+  discoverClassified,
+  folderOf,
+  isMarkdownPath,
+  isUnder,
+  type Discovery,
+} from "../../core/bundle/discover.js";
+import { walk, type DiskFile } from "./fsutil.js";
+import { joinPath } from "./paths.js";
+
+/** What the store last saw of one file on disk (and recorded in the head version). */
+export interface FileState {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+}
+
+type Classified = ReturnType<typeof classifyMarkdown>;
+
+export class FolderScanner {
+  discovery: Discovery = { bundles: [], problems: [], skipped: [] };
+  /** Folders (relative to root) that hold a spec doc: bundles and problem folders. */
+  claimed = new Set<string>();
+  private readonly mdCache = new Map<string, { size: number; mtimeMs: number; info: Classified }>();
+
+  constructor(public root: string) {}
+
+  /** True when some scanned markdown file lives at this path. */
+  isMarkdownFile(path: string): boolean {
+    return this.mdCache.has(path);
+  }
+
+  private async classify(files: readonly DiskFile[], base: string): Promise<void> {
+    // Read the markdown files whose size or mtime changed since the last scan.
+    const toRead = files.filter((f) => {
+      if (!isMarkdownPath(f.path)) return false;
+      const c = this.mdCache.get(joinPath(base, f.path));
+      return !c || c.size !== f.size || c.mtimeMs !== f.mtimeMs;
+    });
+    await Promise.all(
+      toRead.map(async (f) => {
+        const path = joinPath(base, f.path);
+        try {
+          const text = await readFile(join(this.root, path), "utf8");
+          this.mdCache.set(path, { size: f.size, mtimeMs: f.mtimeMs, info: classifyMarkdown(text) });
+        } catch {
+          this.mdCache.delete(path); // vanished while scanning: the next scan sees it gone
+        }
+      }),
+    );
+  }
+
+  private discover(paths: string[]): Discovery {
+    return discoverClassified(
+      paths,
+      (path) => {
+        const cached = this.mdCache.get(path);
+        if (!cached) throw new Error("vanished during the scan");
+        return cached.info;
+      },
+      basename(this.root),
+    );
+  }
+
+  private claim(d: Discovery): void {
+    for (const b of d.bundles) this.claimed.add(b.slug);
+    for (const p of d.problems) if (!isMarkdownPath(p.path)) this.claimed.add(p.path);
+  }
+
+  /** Walk the whole folder: every file (by path) and what is a bundle. */
+  async scanAll(): Promise<Map<string, DiskFile>> {
+    const list = await walk(this.root);
+    const byPath = new Map(list.map((f) => [f.path, f]));
+    await this.classify(list, ".");
+    for (const path of this.mdCache.keys()) if (!byPath.has(path)) this.mdCache.delete(path);
+    this.discovery = this.discover(list.map((f) => f.path));
+    this.claimed = new Set();
+    this.claim(this.discovery);
+    return byPath;
+  }
+
+  /**
+   * True when `folder` lies in (or is) a folder that holds a spec doc: a new folder there
+   * changes an existing bundle's files, so only a whole scan sees it right.
+   */
+  insideClaimed(folder: string): boolean {
+    if (this.claimed.has(".")) return true;
+    let f = folder;
+    for (;;) {
+      if (this.claimed.has(f)) return true;
+      if (f === "." || !f.includes("/")) return false;
+      f = folderOf(f);
+    }
+  }
+
+  /**
+   * Scan one new folder (not inside a claimed folder, see `insideClaimed`) and merge
+   * what it holds into the discovery. Answers its files by path (relative to root) and
+   * what is in it.
+   */
+  async scanFolder(folder: string): Promise<{ byPath: Map<string, DiskFile>; found: Discovery }> {
+    const list = (await walk(join(this.root, folder))).map((f) => ({ ...f, path: joinPath(folder, f.path) }));
+    const byPath = new Map(list.map((f) => [f.path, f]));
+    await this.classify(list, ".");
+    const found = this.discover(list.map((f) => f.path));
+    const outside = <T extends { path: string }>(xs: T[]) => xs.filter((x) => !isUnder(x.path, folder));
+    const d = this.discovery;
+    this.discovery = {
+      bundles: [
+        ...d.bundles.filter((b) => !isUnder(b.slug, folder) && b.slug !== folder),
+        ...found.bundles,
+      ].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)),
+      problems: [...outside(d.problems.filter((p) => p.path !== folder)), ...found.problems].sort((a, b) =>
+        a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+      ),
+      skipped: [...d.skipped.filter((p) => !isUnder(p, folder)), ...found.skipped].sort(),
+    };
+    this.claim(found);
+    return { byPath, found };
+  }
+
+  /** Files of a bundle folder on disk, relative to it, without nested bundles. */
+  walkBundle(slug: string): Promise<DiskFile[]> {
+    const base = slug === "." ? this.root : join(this.root, slug);
+    return walk(base, (relFolder) => this.claimed.has(joinPath(slug, relFolder)), "");
+  }
+}
+
+/** True when the files on disk (paths relative to the bundle) differ in size or mtime from what is known. */
+export function differs(known: ReadonlyMap<string, FileState>, disk: readonly DiskFile[]): boolean {
+  if (disk.length !== known.size) return true;
+  for (const f of disk) {
+    const k = known.get(f.path);
+    if (!k || k.size !== f.size || k.mtimeMs !== f.mtimeMs) return true;
+  }
+  return false;
+}

@@ -1,0 +1,298 @@
+/**
+ * The version repository: immutable versions of a bundle's file set and the
+ * content-addressed blobs they point at (sha256, stored once). Any store whose
+ * versions live in the database (local, `db`) records them here; a git-native store
+ * may replace it with commits.
+ */
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/index.js";
+import { blobs, bundles, versionFiles, versions } from "../db/schema.js";
+import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
+import type { FileEntry, ListedFile, VersionRecord } from "./types.js";
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** True when the bytes are valid UTF-8. */
+export function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    utf8Decoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file of a version to record: where it is and which blob holds it. */
+export interface ManifestEntry {
+  sha256: string;
+  size: number;
+}
+
+export type Manifest = ReadonlyMap<string, ManifestEntry>;
+
+/** Rows per insert statement, and bytes of blobs per insert statement. */
+const ROWS = 500;
+const BLOB_BYTES = 8 * 1024 * 1024;
+
+export function versionRecord(row: typeof versions.$inferSelect): VersionRecord {
+  return {
+    id: row.id,
+    number: row.number,
+    created_by: row.createdBy,
+    message: row.message,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** A transaction handle (the same query API as the database). */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface NewVersion {
+  /** Default: a new random id. */
+  id?: string;
+  bundleId: string;
+  /** Number of the version the caller read as the head (0 before the first). */
+  number: number;
+  files: Manifest;
+  author: string;
+  message: string;
+  createdAt: Date;
+}
+
+async function insertChunks<T>(rows: T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS) await insert(rows.slice(i, i + ROWS));
+}
+
+export class VersionRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Store blobs not stored yet, in statements of bounded size. */
+  async putBlobs(tx: Db | Tx, list: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    let chunk: Array<{ sha256: string; size: number; content: Uint8Array; utf8: boolean }> = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      await tx.insert(blobs).values(chunk).onConflictDoNothing();
+      chunk = [];
+      bytes = 0;
+    };
+    for (const [sha, content] of list) {
+      if (bytes + content.length > BLOB_BYTES || chunk.length >= ROWS) await flush();
+      chunk.push({ sha256: sha, size: content.length, content, utf8: isUtf8(content) });
+      bytes += content.length;
+    }
+    await flush();
+  }
+
+  /** Insert version rows and their file lists (no head move; see `commit`). */
+  async insertVersions(tx: Db | Tx, list: readonly NewVersion[]): Promise<VersionRecord[]> {
+    const rows = list.map((v) => ({
+      id: v.id ?? randomUUID(),
+      bundleId: v.bundleId,
+      number: v.number + 1,
+      createdBy: v.author,
+      message: v.message,
+      createdAt: v.createdAt,
+    }));
+    await insertChunks(rows, (c) => tx.insert(versions).values(c));
+    const fileRows = list.flatMap((v, i) =>
+      [...v.files].map(([path, f]) => ({ versionId: rows[i]!.id, path, sha256: f.sha256, size: f.size })),
+    );
+    await insertChunks(fileRows, (c) => tx.insert(versionFiles).values(c));
+    return rows.map(versionRecord);
+  }
+
+  /**
+   * Record a new version of one bundle on top of `expected` (the head the caller saw):
+   * lock the bundle row, compare, store the new blobs, the version and its file list,
+   * move the head. `also` runs in the same transaction.
+   */
+  async commit(
+    expected: { id: string | null; number: number },
+    v: NewVersion,
+    newBlobs: ReadonlyMap<string, Uint8Array>,
+    also?: (tx: Tx, version: VersionRecord) => Promise<void>,
+  ): Promise<VersionRecord> {
+    const id = v.id ?? randomUUID();
+    return this.db.transaction(async (tx) => {
+      // Compare and move the head in one statement: it locks the bundle row, and a second
+      // writer on the same base finds the head moved once the first commits.
+      const [moved] = await tx
+        .update(bundles)
+        .set({
+          headVersionId: id,
+          headNumber: sql`${bundles.headNumber} + 1`,
+          updatedAt: v.createdAt,
+          goneAt: null,
+        })
+        .where(
+          and(
+            eq(bundles.id, v.bundleId),
+            expected.id === null ? isNull(bundles.headVersionId) : eq(bundles.headVersionId, expected.id),
+          ),
+        )
+        .returning({ number: bundles.headNumber });
+      if (!moved) {
+        const [current] = await tx
+          .select({ headId: bundles.headVersionId, headNumber: bundles.headNumber })
+          .from(bundles)
+          .where(eq(bundles.id, v.bundleId));
+        if (!current) throw new NotFoundError("bundle", v.bundleId);
+        throw new VersionConflictError(expected.id ?? "(none)", {
+          id: current.headId ?? "",
+          number: current.headNumber,
+        });
+      }
+      await this.putBlobs(tx, newBlobs);
+      const [version] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
+      await also?.(tx, version!);
+      return version!;
+    });
+  }
+
+  async head(bundleId: string): Promise<VersionRecord> {
+    const [row] = await this.db
+      .select({ v: versions })
+      .from(bundles)
+      .innerJoin(versions, eq(versions.id, bundles.headVersionId))
+      .where(eq(bundles.id, bundleId));
+    if (!row) throw new NotFoundError("bundle", bundleId);
+    return versionRecord(row.v);
+  }
+
+  /** The version `ref` names (its id, or its number), or the head when `ref` is empty. */
+  async resolve(bundleId: string, ref?: string): Promise<VersionRecord> {
+    if (ref === undefined || ref === "") return this.head(bundleId);
+    let row;
+    if (/^\d+$/.test(ref)) {
+      const n = Number(ref);
+      // Beyond bigint (or a float's exact range) no version has that number.
+      if (Number.isSafeInteger(n))
+        [row] = await this.db
+          .select()
+          .from(versions)
+          .where(and(eq(versions.bundleId, bundleId), eq(versions.number, n)));
+    } else if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref)) {
+      [row] = await this.db
+        .select()
+        .from(versions)
+        .where(and(eq(versions.bundleId, bundleId), eq(versions.id, ref.toLowerCase())));
+    }
+    if (!row) throw new ApiError("bad_version", `version ${ref} is not a version of this bundle`);
+    return versionRecord(row);
+  }
+
+  async list(bundleId: string, opts: { limit: number; before?: number }): Promise<VersionRecord[]> {
+    const rows = await this.db
+      .select()
+      .from(versions)
+      .where(
+        opts.before === undefined
+          ? eq(versions.bundleId, bundleId)
+          : and(eq(versions.bundleId, bundleId), sql`${versions.number} < ${opts.before}`),
+      )
+      .orderBy(desc(versions.number))
+      .limit(opts.limit);
+    return rows.map(versionRecord);
+  }
+
+  async count(bundleId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(versions)
+      .where(eq(versions.bundleId, bundleId));
+    return row?.n ?? 0;
+  }
+
+  async manifest(versionId: string): Promise<FileEntry[]> {
+    return this.db
+      .select({ path: versionFiles.path, size: versionFiles.size, sha256: versionFiles.sha256 })
+      .from(versionFiles)
+      .where(eq(versionFiles.versionId, versionId))
+      .orderBy(asc(versionFiles.path));
+  }
+
+  /** The files of a version with whether each is UTF-8 (worked out once for older blobs). */
+  async files(versionId: string): Promise<ListedFile[]> {
+    const rows = await this.db
+      .select({
+        path: versionFiles.path,
+        size: versionFiles.size,
+        sha256: versionFiles.sha256,
+        utf8: blobs.utf8,
+      })
+      .from(versionFiles)
+      .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
+      .where(eq(versionFiles.versionId, versionId))
+      .orderBy(asc(versionFiles.path));
+    const unknown = rows.filter((r) => r.utf8 === null).map((r) => r.sha256);
+    const known = new Map<string, boolean>();
+    if (unknown.length > 0) {
+      for (const [sha, bytes] of await this.blobs(unknown)) {
+        const utf8 = isUtf8(bytes);
+        known.set(sha, utf8);
+        await this.db.update(blobs).set({ utf8 }).where(eq(blobs.sha256, sha));
+      }
+    }
+    return rows.map((r) => ({
+      path: r.path,
+      size: r.size,
+      sha256: r.sha256,
+      utf8: r.utf8 ?? known.get(r.sha256) ?? false,
+    }));
+  }
+
+  async fileBytes(versionId: string, path: string): Promise<{ entry: FileEntry; bytes: Uint8Array }> {
+    const [row] = await this.db
+      .select({
+        path: versionFiles.path,
+        size: versionFiles.size,
+        sha256: versionFiles.sha256,
+        content: blobs.content,
+      })
+      .from(versionFiles)
+      .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
+      .where(and(eq(versionFiles.versionId, versionId), eq(versionFiles.path, path)));
+    if (!row) throw new ApiError("file_not_found", `${path} is not in this version`);
+    return { entry: { path: row.path, size: row.size, sha256: row.sha256 }, bytes: row.content };
+  }
+
+  /** Blob contents by sha256 (missing ones are left out). */
+  async blobs(shas: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    const list = [...new Set(shas)];
+    for (let i = 0; i < list.length; i += ROWS) {
+      const rows = await this.db
+        .select({ sha256: blobs.sha256, content: blobs.content })
+        .from(blobs)
+        .where(inArray(blobs.sha256, list.slice(i, i + ROWS)));
+      for (const r of rows) out.set(r.sha256, r.content);
+    }
+    return out;
+  }
+
+  async blob(sha: string): Promise<Uint8Array> {
+    const got = (await this.blobs([sha])).get(sha);
+    if (!got) throw new ApiError("file_not_found", `no stored content with sha256 ${sha}`);
+    return got;
+  }
+
+  /** All files of a version with their bytes. */
+  async snapshot(versionId: string): Promise<Map<string, Uint8Array>> {
+    const rows = await this.db
+      .select({ path: versionFiles.path, content: blobs.content })
+      .from(versionFiles)
+      .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
+      .where(eq(versionFiles.versionId, versionId))
+      .orderBy(asc(versionFiles.path));
+    return new Map(rows.map((r) => [r.path, r.content]));
+  }
+
+  /** Delete blobs no version points at any more. */
+  async deleteOrphanBlobs(): Promise<void> {
+    await this.db.execute(
+      sql`delete from ${blobs} where not exists (select 1 from ${versionFiles} where ${versionFiles.sha256} = ${blobs.sha256})`,
+    );
+  }
+}
