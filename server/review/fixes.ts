@@ -1,7 +1,6 @@
 /** Suggested fixes for findings, and applying them as a new version. */
 import { and, eq } from "drizzle-orm";
 import { applyPatch, createPatch } from "diff";
-import type { Anchor } from "../../core/anchor/anchor.js";
 import { parseMarkdown, sectionAtChar } from "../../core/markdown/document.js";
 import { SYSTEM, fixPrompt } from "../../core/review/prompts.js";
 import { fixAnswer } from "../../core/review/schemas.js";
@@ -27,7 +26,7 @@ export class FixService extends ReviewBase {
   async fix(runId: string, findingId: string) {
     const { run, f } = await this.findingOf(runId, findingId);
     const { reviewer } = await this.roles(["reviewer"]);
-    const anchor = (f.anchor as Anchor | null) ?? undefined;
+    const anchor = (f.anchor) ?? undefined;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     const file = anchor?.file ?? doc!.path;
     const { bytes } = await this.deps.store.fileBytes(run.versionId, file);

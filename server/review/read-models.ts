@@ -2,7 +2,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Anchor } from "../../core/anchor/anchor.js";
 import type { ClaimLabel } from "../../core/review/pipeline.js";
-import type { Verdict } from "../../core/verdict/index.js";
 import { buildQuestions, claims, findings, reviewRuns } from "../db/schema.js";
 import { ReviewBase, round } from "./common.js";
 import { redact } from "../redact.js";
@@ -22,14 +21,9 @@ export class ReviewReads extends ReviewBase {
       number: q.number,
       text: q.text,
       level: q.level,
-      cites: q.cites as Array<{ kind: string; path?: string[]; id?: string; anchor: Anchor }>,
+      cites: q.cites,
       result: q.result,
-      answers: q.answers as Array<{
-        reader: number;
-        answer: string;
-        answered: boolean;
-        quotes: Array<{ text: string; found: boolean }>;
-      }>,
+      answers: q.answers,
       groups: q.groups,
     }));
   }
@@ -42,7 +36,7 @@ export class ReviewReads extends ReviewBase {
       text: c.text,
       label: c.label as ClaimLabel,
       explanation: c.explanation,
-      ...(c.anchor ? { anchor: c.anchor as Anchor } : {}),
+      ...(c.anchor ? { anchor: c.anchor } : {}),
       sources: c.sources,
     }));
   }
@@ -148,7 +142,7 @@ export class ReviewReads extends ReviewBase {
     const must: Point[] = [];
     const should: Point[] = [];
     for (const f of rows) {
-      const anchor = (f.anchor as Anchor | null) ?? undefined;
+      const anchor = (f.anchor) ?? undefined;
       const base = { key: `finding:${f.id}`, finding_id: f.id, ...(anchor ? { anchor } : {}) };
       if (unjudged.has(f.id))
         decide.push({
@@ -167,7 +161,7 @@ export class ReviewReads extends ReviewBase {
         should.push({ ...base, kind: "fix", sentence: `Fix (SHOULD): ${f.message}` });
     }
     points.push(...decide, ...must, ...should);
-    const verdict = run.verdict as Verdict | null;
+    const verdict = run.verdict;
     if (verdict?.kind === "lint" && !verdict.ai_run_id)
       points.push({
         key: "review",

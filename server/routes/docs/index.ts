@@ -10,7 +10,6 @@ import type { WriteResult } from "../../store/types.js";
 import type { Verdict } from "../../schemas/common.js";
 import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
-import { asText, diffFiles, diffSections } from "./diff.js";
 import { VersionRef } from "../../schemas/params.js";
 import { heavy } from "../../heavy/pool.js";
 import { isText, mediaType } from "./media.js";
