@@ -26,7 +26,7 @@ export class FixService extends ReviewBase {
   async fix(runId: string, findingId: string) {
     const { run, f } = await this.findingOf(runId, findingId);
     const { reviewer } = await this.roles(["reviewer"]);
-    const anchor = (f.anchor) ?? undefined;
+    const anchor = f.anchor ?? undefined;
     const [doc] = await this.db.select().from(docs).where(eq(docs.id, run.docId));
     const file = anchor?.file ?? doc!.path;
     const { bytes } = await this.deps.store.fileBytes(run.versionId, file);

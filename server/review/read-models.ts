@@ -142,7 +142,7 @@ export class ReviewReads extends ReviewBase {
     const must: Point[] = [];
     const should: Point[] = [];
     for (const f of rows) {
-      const anchor = (f.anchor) ?? undefined;
+      const anchor = f.anchor ?? undefined;
       const base = { key: `finding:${f.id}`, finding_id: f.id, ...(anchor ? { anchor } : {}) };
       if (unjudged.has(f.id))
         decide.push({
