@@ -13,6 +13,7 @@ import {
   type Discovery,
   type DiscoveryProblem,
 } from "../core/bundle/discover.js";
+import { adoptionNote } from "../core/lint/adopt.js";
 import type { SarifDoc } from "../core/lint/sarif.js";
 import type { Finding, Level } from "../core/lint/types.js";
 import type { Profile } from "../core/profile/schema.js";
@@ -57,6 +58,8 @@ export interface BundleResult {
   should: number;
   info: number;
   findings: ActionFinding[];
+  /** What adoption did (docs/profiles.md): the guessed type or size and the findings lowered. */
+  adoption?: string;
   /** Why the folder is not a valid bundle (then there is no verdict from the engine). */
   problem?: string;
   /** The doc as core/lint/sarif takes it (absent for an invalid folder, as in `spec-review lint`). */
@@ -177,6 +180,7 @@ export function lintOne(
   );
   const folder = repoPath(prefix, bundle.slug);
   const docPath = repoPath(folder, bundle.doc.path);
+  const note = adoptionNote(result);
   return {
     bundle: folder,
     doc: docPath,
@@ -188,6 +192,7 @@ export function lintOne(
     should: verdict.should,
     info: verdict.info,
     sarif: { uri: docPath, profile_key: result.profile_key, findings: result.findings, positions },
+    ...(note ? { adoption: note } : {}),
     findings: result.findings.map((f: Finding, i) => {
       const { start, end } = positions[i]!;
       return {

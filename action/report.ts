@@ -105,6 +105,9 @@ function body(results: readonly BundleResult[], ctx: ReportContext): string[] {
   const problems = problemsText(results);
   if (problems.length > 0)
     out.push("", "Folders that are not valid bundles (a bundle holds exactly one spec doc):", ...problems);
+  // What adoption did, per doc, so a relaxed verdict is never silent.
+  const adopted = results.filter((r) => r.adoption);
+  if (adopted.length > 0) out.push("", ...adopted.map((r) => `- \`${r.doc}\`: ${cell(r.adoption!)}`));
   if (ctx.notes.length > 0) out.push("", ...ctx.notes.map((n) => `> [!WARNING]\n> ${n}`));
   return out;
 }

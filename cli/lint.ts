@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import type { DocReport, LintReport } from "../node/lint.js";
 import type { ProfileLayer } from "../node/profiles.js";
 import type { Profile } from "../core/profile/schema.js";
+import { adoptionNote } from "../core/lint/adopt.js";
 
 export const LINT_USAGE = `spec-review lint [paths...] [options]
 
@@ -110,7 +111,12 @@ export function textReport(report: LintReport, origins?: ReadonlyMap<string, Pro
         `${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`,
       );
   if (out.length > 0) out.push("");
-  for (const d of report.docs) out.push(verdictLine(d, origins?.get(d.profile_key)));
+  for (const d of report.docs) {
+    out.push(verdictLine(d, origins?.get(d.profile_key)));
+    // What adoption did (guessed type or size, findings lowered), so a relaxed verdict is never silent.
+    const note = adoptionNote(d);
+    if (note) out.push(`  ${note}`);
+  }
   const ready = report.docs.filter((d) => d.verdict.result === "build_ready").length;
   out.push(
     `${report.docs.length} doc${report.docs.length === 1 ? "" : "s"}: ${ready} Build Ready, ${report.docs.length - ready} Not Build Ready` +

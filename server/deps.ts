@@ -10,6 +10,7 @@ import type { RunService } from "./runs.js";
 import type { BundleIndex } from "./bundle-index.js";
 import type { Budget, ModelRoles } from "./models/types.js";
 import type { RunBus } from "./jobs/bus.js";
+import type { HeavyPool } from "./heavy/pool.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
 import { redact } from "./redact.js";
@@ -38,6 +39,8 @@ export interface Deps {
   budget: Budget;
   /** Run events and queue notices of this graph. */
   bus: RunBus;
+  /** Worker threads for heavy work on large docs (lint, render, export, diff). */
+  heavy: HeavyPool;
   /** Full reviews: starting, running (the worker), reading what they produced. */
   review: ReviewService;
   /** Who a request comes from (the actor middleware asks it). */

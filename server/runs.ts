@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
-import { heavy } from "./heavy/pool.js";
+import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
 import type { Db } from "./db/index.js";
@@ -127,6 +127,7 @@ export class RunService {
     private readonly profiles: ProfileRegistry,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly heavy: HeavyPool,
   ) {}
 
   /** Lint every new version from now on. */
@@ -309,7 +310,7 @@ export class RunService {
     try {
       files = await this.lintInput(job, mainPath);
       // A large doc is linted on a worker thread (server/heavy), off the request loop.
-      result = await heavy.run({
+      result = await this.heavy.run({
         kind: "lint",
         input: { files, mainPath, profiles: this.profiles.list() },
       });

@@ -18,6 +18,7 @@ import { silentLogger, systemClock, type Clock, type Deps, type Logger } from ".
 import { limitsFrom } from "./settings.js";
 import { packageRoot, packageVersion } from "./paths.js";
 import { ProfileRegistry } from "./profiles.js";
+import { HeavyPool } from "./heavy/pool.js";
 import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService, type ClientFactory } from "./models/service.js";
@@ -126,7 +127,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       watch: config.watch ?? false,
       limits: limitsFrom(db),
     });
-    const runs = new RunService(db, store, profiles, clock, logger);
+    // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
+    const heavy = new HeavyPool();
+    undo.push(() => heavy.close());
+    const runs = new RunService(db, store, profiles, clock, logger, heavy);
     runs.listen();
     const index = new BundleIndex(store, runs);
     // Closing: stop listening and watching, then wait for lint runs still in flight.
@@ -146,6 +150,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       models,
       budget,
       bus,
+      heavy,
       auth: localAuthenticator(config.actor),
       clock,
       logger,

@@ -150,6 +150,3 @@ function startWorker(): Worker {
   const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
   return new Worker(bootstrap, { eval: true });
 }
-
-/** The process's pool, shared by every route. */
-export const heavy = new HeavyPool();

@@ -6,7 +6,6 @@ import type { Context } from "hono";
 import type { ReportFinding } from "../../core/report/html.js";
 import { ValidationError } from "../errors.js";
 import { deps, type Env } from "../http.js";
-import { heavy } from "../heavy/pool.js";
 import { docVerdict } from "../runs.js";
 import { findingOfRow } from "../findings.js";
 import { mediaType } from "../routes/docs/media.js";
@@ -18,7 +17,7 @@ export async function htmlReport(
   docId: string,
   versionRef: string | undefined,
 ): Promise<Response> {
-  const { store, runs, profiles, clock } = deps(c);
+  const { store, runs, profiles, clock, heavy } = deps(c);
   const bundleId = await store.bundleIdOfDoc(docId);
   await store.refreshBundle(bundleId);
   await runs.settled(docId);

@@ -182,16 +182,16 @@ describe("action/dist/index.js on a pull_request event", () => {
       details_url: "https://github.com/acme/product-specs/actions/runs/11999812345",
       output: { title: "2 spec docs: 1 Not Build Ready, 1 Build Ready" },
     });
-    expect(check.output.summary).toContain("| api/small | ❌ Not Build Ready | 28 | 5 | 3 | 2 |");
+    expect(check.output.summary).toContain("| api/small | ❌ Not Build Ready | 51 | 2 | 4 | 3 |");
     expect(check.output.summary).toContain("| prd/standard | ✅ Build Ready | 100 | 0 | 0 | 0 |");
     expect(check.output.summary).not.toContain("digest-decision");
-    expect(check.output.annotations).toHaveLength(10);
+    expect(check.output.annotations).toHaveLength(9);
     expect(new Set(check.output.annotations.map((a) => a.path))).toEqual(
       new Set(["specs/checkout-api/api.md"]),
     );
-    expect(check.output.annotations.filter((a) => a.annotation_level === "failure")).toHaveLength(5);
-    expect(check.output.annotations.filter((a) => a.annotation_level === "warning")).toHaveLength(3);
-    expect(check.output.annotations.filter((a) => a.annotation_level === "notice")).toHaveLength(2);
+    expect(check.output.annotations.filter((a) => a.annotation_level === "failure")).toHaveLength(2);
+    expect(check.output.annotations.filter((a) => a.annotation_level === "warning")).toHaveLength(4);
+    expect(check.output.annotations.filter((a) => a.annotation_level === "notice")).toHaveLength(3);
 
     const comment = fake.calls[4]!.body as { body: string };
     expect(comment.body.split("\n")[0]).toBe("<!-- spec-review:build-ready Build%20Ready -->");
@@ -211,10 +211,10 @@ describe("action/dist/index.js on a pull_request event", () => {
         profile: "api",
         size: "small",
         result: "not_build_ready",
-        score: 28,
-        must: 5,
-        should: 3,
-        info: 2,
+        score: 51,
+        must: 2,
+        should: 4,
+        info: 3,
       },
       {
         bundle: "specs/saved-searches",
@@ -238,7 +238,7 @@ describe("action/dist/index.js on a pull_request event", () => {
     };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]!.tool.driver.informationUri).toBe("https://github.com/acme-tools/spec-review");
-    expect(sarif.runs[0]!.results).toHaveLength(10);
+    expect(sarif.runs[0]!.results).toHaveLength(9);
     expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(
       "specs/checkout-api/api.md",
     );

@@ -132,7 +132,7 @@ describe("runAction on a pull request", () => {
 
     // specs/digest-decision is not touched; search-bar.png is an asset of saved-searches.
     expect(outcome.results.map((r) => [r.doc, r.result, r.score, r.must, r.should, r.info])).toEqual([
-      ["specs/checkout-api/api.md", "not_build_ready", 28, 5, 3, 2],
+      ["specs/checkout-api/api.md", "not_build_ready", 51, 2, 4, 3],
       ["specs/saved-searches/saved-searches.md", "build_ready", 100, 0, 0, 0],
     ]);
     expect(outcome.notes).toEqual([]);
@@ -146,9 +146,9 @@ describe("runAction on a pull request", () => {
     });
     const output = check!["output"] as { summary: string; annotations: Record<string, unknown>[] };
     expect(output.summary).toContain(
-      "| [`specs/checkout-api/api.md`](https://github.com/acme/product-specs/blob/6dcb09b5b57875f334f61aebed695e2e4193db5e/specs/checkout-api/api.md) | api/small | ❌ Not Build Ready | 28 | 5 | 3 | 2 |",
+      "| [`specs/checkout-api/api.md`](https://github.com/acme/product-specs/blob/6dcb09b5b57875f334f61aebed695e2e4193db5e/specs/checkout-api/api.md) | api/small | ❌ Not Build Ready | 51 | 2 | 4 | 3 |",
     );
-    expect(output.annotations).toHaveLength(10);
+    expect(output.annotations).toHaveLength(9);
     expect(output.annotations.map((a) => a["annotation_level"])).toEqual(
       outcome.results[0]!.findings.map(
         (f) => ({ MUST: "failure", SHOULD: "warning", INFO: "notice" })[f.level],
@@ -156,19 +156,19 @@ describe("runAction on a pull request", () => {
     );
     expect(output.annotations).toContainEqual({
       path: "specs/checkout-api/api.md",
-      start_line: 30,
-      end_line: 30,
-      start_column: 1,
+      start_line: 22,
+      end_line: 22,
+      start_column: 31,
       end_column: expect.any(Number),
       annotation_level: "failure",
-      message: "Section 'Authentication' has 9 words of content; it needs at least 15",
-      title: "MUST authentication",
+      message: "'TBD' marks something undecided in a contract clients will code against",
+      title: "MUST undecided",
     });
     expect(comment!.body.startsWith("<!-- spec-review:build-ready Build%20Ready -->\n")).toBe(true);
     expect(comment!.body).toContain(
       "[Check run `Build Ready`](https://github.com/acme/product-specs/runs/31415926535)",
     );
-    expect(comment!.body).toContain("| ❌ Not Build Ready | 28 | 5 | 3 | 2 |");
+    expect(comment!.body).toContain("| ❌ Not Build Ready | 51 | 2 | 4 | 3 |");
 
     const out = outputs();
     expect(out["build-ready"]).toBe("false");
@@ -186,13 +186,13 @@ describe("runAction on a pull request", () => {
     };
     expect(out["sarif-file"]).toBe(join(dir, "spec-review.sarif"));
     expect(sarif.version).toBe("2.1.0");
-    expect(sarif.runs[0]!.results).toHaveLength(10);
+    expect(sarif.runs[0]!.results).toHaveLength(9);
     expect(summary()).toContain("## Build Ready: 2 spec docs: 1 Not Build Ready, 1 Build Ready");
     expect(summary()).toContain(
-      "<details><summary><code>specs/checkout-api/api.md</code>: 10 findings</summary>",
+      "<details><summary><code>specs/checkout-api/api.md</code>: 9 findings</summary>",
     );
     expect(summary()).toContain(
-      "- 30:1 **MUST** `authentication` Section 'Authentication' has 9 words of content; it needs at least 15",
+      "- 22:31 **MUST** `undecided` 'TBD' marks something undecided in a contract clients will code against",
     );
     expect(process.exitCode).toBe(1);
   });

@@ -114,6 +114,17 @@ describe("spec-review lint", () => {
     expect(report.docs[0]!.findings.some((f) => f.relaxed)).toBe(true);
   });
 
+  it("says in the text output what adoption guessed and how many findings it lowered", () => {
+    writeFileSync(
+      join(dir, "loose.md"),
+      "# Thing\n\n## Context\n\nShort.\n\n## Decision\n\nTBD\n\n## Consequences\n\nSome.\n",
+    );
+    const r = cli("loose.md");
+    expect(r.stdout).toMatch(/^ {2}Adoption: the doc names no type, so it was read as 'nygard'/m);
+    expect(r.stdout).toMatch(/\d+ findings? of \d+ checks? (was|were) reported one level lower/);
+    expect(r.stdout).toContain("Add `type: nygard` and `size: standard` to its frontmatter");
+  });
+
   it("prints the verdicts as JSON", () => {
     const r = cli("ready", "draft", "--format=json");
     const report = json(r.stdout);

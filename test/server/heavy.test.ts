@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HeavyPool, heavy } from "../../server/heavy/pool.js";
+import { DEFAULT_THRESHOLD_BYTES, HeavyPool } from "../../server/heavy/pool.js";
 import { runTask, type HeavyTask } from "../../server/heavy/tasks.js";
 import { loadProfileLayersCached } from "../../node/profiles.js";
 import { builtinProfilesDir } from "../../node/package.js";
@@ -110,7 +110,7 @@ describe("routes with a large doc", () => {
     const folder = mkdtempSync(join(tmpdir(), "heavy-"));
     mkdirSync(join(folder, "big"));
     const text = bigDoc({ sections: 800 });
-    expect(Buffer.byteLength(text)).toBeGreaterThan(heavy.thresholdBytes);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(DEFAULT_THRESHOLD_BYTES);
     writeFileSync(join(folder, "big", "spec.md"), text);
     t = await makeTestApp({ fixture: folder });
     const list = await json<BundleList>(t.req("GET", "/bundles"));
@@ -125,7 +125,7 @@ describe("routes with a large doc", () => {
     expect(saved.status).toBe(200);
     await t.runs.idle();
 
-    const before = heavy.offloaded;
+    const before = t.services.heavy.offloaded;
     const order: string[] = [];
     const timed = <T>(name: string, p: Promise<T>) => p.then((v) => (order.push(name), v));
     const [report, diff, render] = await Promise.all([
@@ -136,7 +136,7 @@ describe("routes with a large doc", () => {
     ]);
     // The heavy three ran on worker threads, so the light request was answered first.
     expect(order[0]).toBe("meta");
-    expect(heavy.offloaded - before).toBe(3);
+    expect(t.services.heavy.offloaded - before).toBe(3);
     expect(report.status).toBe(200);
     expect(await report.text()).toContain('class="markdown"');
     const d = (await diff.json()) as { files: Array<{ additions: number }>; sections: unknown[] };

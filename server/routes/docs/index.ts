@@ -11,7 +11,6 @@ import type { Verdict } from "../../schemas/common.js";
 import { caller } from "../../auth/actor.js";
 import { safeRelativePath } from "../../store/paths.js";
 import { VersionRef } from "../../schemas/params.js";
-import { heavy } from "../../heavy/pool.js";
 import { isText, mediaType } from "./media.js";
 import type { Context } from "hono";
 import type { Env } from "../../http.js";
@@ -364,7 +363,7 @@ export default function docRoutes() {
       const [a, b] = await Promise.all([load(shaA), load(shaB)]);
       const mainDoc = (await store.doc(docId)).doc.path;
       // On a worker thread when the doc is large (server/heavy).
-      const { files, sections } = await heavy.run({ kind: "diff", from: a, to: b, mainDoc });
+      const { files, sections } = await deps(c).heavy.run({ kind: "diff", from: a, to: b, mainDoc });
       return c.json({ from, to, files, main_doc: mainDoc, sections }, 200);
     },
   );

@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { heavy } from "../../heavy/pool.js";
-import { createRouter, errorResponses, jsonBody, jsonResponse } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse } from "../../http.js";
 
 const RenderBody = z
   .object({
@@ -32,7 +31,7 @@ export default function renderRoutes() {
       responses: { 200: jsonResponse(RenderResult, "The HTML"), ...errorResponses },
     }),
     // A large text renders on a worker thread, so other requests keep being answered.
-    async (c) => c.json({ html: await heavy.renderMarkdown(c.req.valid("json").markdown) }, 200),
+    async (c) => c.json({ html: await deps(c).heavy.renderMarkdown(c.req.valid("json").markdown) }, 200),
   );
   return r;
 }
