@@ -12,6 +12,8 @@ import { deps } from "../../http.js";
 import { eventsAfter } from "../../jobs/events.js";
 
 const TERMINAL = new Set(["done", "failed"]);
+/** How long a stream waits for a finished run's terminal event before answering from the run row. */
+const TERMINAL_EVENT_GRACE_MS = 2000;
 
 export async function followEvents(c: Context<Env>, runId: string): Promise<Response> {
   const { db, runs, bus } = deps(c);
@@ -36,6 +38,7 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
         return;
       }
       let lastBeat = Date.now();
+      let endedSeenAt: number | undefined;
       while (!stream.aborted) {
         const events = await eventsAfter(db, runId, after);
         for (const ev of events) {
@@ -49,6 +52,13 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
         if (now.status === "done" || now.status === "failed") {
           const more = await eventsAfter(db, runId, after);
           if (more.length > 0) continue;
+          // The row turns terminal a moment before the run's last events are written: wait
+          // for them a little before answering from the row (a run that crashed has none).
+          endedSeenAt ??= Date.now();
+          if (Date.now() - endedSeenAt < TERMINAL_EVENT_GRACE_MS) {
+            await new Promise((r) => setTimeout(r, Math.min(bus.sse.pollMs, 50)));
+            continue;
+          }
           await stream.writeSSE({
             event: now.status,
             data: JSON.stringify(now.status === "done" ? { verdict: now.verdict } : { error: now.error }),

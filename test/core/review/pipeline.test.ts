@@ -214,11 +214,16 @@ describe("runReview", () => {
   });
 
   it("asks again once with the error after an invalid answer; invalid twice loses only that item", async () => {
-    const once = scriptedClient({ intercept: (_c, n) => (n === 1 ? "{ not json" : undefined) });
+    // The first questions call answers broken JSON (whichever stage gets a slot first).
+    let broken = false;
+    const once = scriptedClient({
+      intercept: (c) => (c.stage === "questions" && !broken ? ((broken = true), "{ not json") : undefined),
+    });
     const r1 = { client: once, model: "m" };
     const ok = await runReview(input({ parallel: 1, roles: { reviewer: r1, reader: r1, judge: r1 } }));
     expect(ok.status).toBe("done");
-    expect(once.calls[1]!.prompt).toContain("Your previous answer was not valid: not JSON");
+    const asks = once.calls.filter((c) => c.stage === "questions");
+    expect(asks[1]!.prompt).toContain("Your previous answer was not valid: not JSON");
     expect(ok.stages.find((s) => s.name === "questions")).toMatchObject({ retried: 1, lost: 0 });
 
     // The judge never answers JSON: every judged question is unjudged, the judge stage
