@@ -5,7 +5,6 @@ import type { AiFinding, ReviewRoles } from "../../core/review/pipeline.js";
 import type { ProfileBrief } from "../../core/review/prompts.js";
 import { ReviewError, StepRunner, type BudgetGate } from "../../core/review/steps.js";
 import type { Profile } from "../../core/profile/schema.js";
-import type { Verdict } from "../../core/verdict/index.js";
 import type { Db } from "../db/index.js";
 import type { Deps } from "../deps.js";
 import { ApiError } from "../errors.js";
@@ -105,26 +104,6 @@ export class ReviewBase {
       throw err;
     }
   }
-}
-
-export interface AdhocResult {
-  id: string;
-  main_path: string;
-  profile_key: string;
-  verdict: Verdict;
-  findings: ReturnType<typeof findingEvent>[];
-  questions?: Array<{
-    number: number;
-    text: string;
-    level: string;
-    result: string;
-    groups: number[][];
-    answers: Array<{ reader: number; answer: string; answered: boolean }>;
-  }>;
-  claims?: Array<{ text: string; label: string; explanation: string }>;
-  report_url: string;
-  created_at: string;
-  expires_at: string;
 }
 
 export function reviewRoles(roles: Record<RoleName, RoleModel>): ReviewRoles {
