@@ -5,26 +5,17 @@
  * the spec doc changed since.
  */
 import { and, desc, eq, lte, ne } from "drizzle-orm";
-import { reanchor, type Anchor } from "../../core/anchor/anchor.js";
+import { reanchor } from "../../core/anchor/anchor.js";
 import { decodeText } from "../../core/lint/engine.js";
-import type { Level } from "../../core/lint/types.js";
 import { parseMarkdown, sectionTexts } from "../../core/markdown/document.js";
 import type { Db } from "../db/index.js";
 import { findings, runs } from "../db/schema.js";
-import { findingOfRow } from "../findings.js";
+import { findingOfRow, type RunFinding } from "../findings.js";
 import { ApiError } from "../errors.js";
 import type { BundleStore } from "../store/types.js";
 
-export interface CarriedFinding {
-  id: string;
-  check: string;
-  level: Level;
-  category: string;
-  message: string;
-  anchor: Anchor;
-  relaxed: boolean;
-  stage: string;
-}
+/** A finding carried from the full review: the same shape as any run finding. */
+export type CarriedFinding = RunFinding;
 
 export interface AiCarry {
   runId: string;

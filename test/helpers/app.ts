@@ -69,7 +69,8 @@ afterAll(async () => {
   shared.clear();
 });
 
-async function emptyDatabase(kind: "pglite" | "postgres"): Promise<Database> {
+/** The test file's database of this kind, every table emptied. */
+export async function emptyDatabase(kind: "pglite" | "postgres"): Promise<Database> {
   let db = shared.get(kind);
   if (!db) shared.set(kind, (db = openTestDatabase(kind)));
   const database = await db;

@@ -2,17 +2,16 @@
  * The BundleStore contract: every store implementation runs these tests (add its factory
  * to STORES), on PGlite and, with TEST_DATABASE_URL, on Postgres.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import { ApiError } from "../../../server/errors.js";
 import { silentLogger, systemClock } from "../../../server/deps.js";
 import type { Database } from "../../../server/db/index.js";
 import { LocalStore } from "../../../server/store/local.js";
 import type { BundleStore, VersionEvent } from "../../../server/store/types.js";
-import { DB_KINDS, openTestDatabase } from "../../helpers/app.js";
+import { DB_KINDS, emptyDatabase } from "../../helpers/app.js";
 
 interface Made {
   store: BundleStore;
@@ -58,26 +57,6 @@ async function fails(p: Promise<unknown>, code: string): Promise<ApiError> {
   expect(err, `expected ${code}`).toBeInstanceOf(ApiError);
   expect((err as ApiError).code).toBe(code);
   return err as ApiError;
-}
-
-const shared = new Map<string, Promise<Database>>();
-afterAll(async () => {
-  for (const db of shared.values()) await (await db).close();
-  shared.clear();
-});
-
-async function emptyDatabase(kind: "pglite" | "postgres"): Promise<Database> {
-  let db = shared.get(kind);
-  if (!db) shared.set(kind, (db = openTestDatabase(kind)));
-  const database = await db;
-  const rows = await database.db.execute<{ tablename: string }>(
-    sql`select tablename from pg_tables where schemaname = 'public'`,
-  );
-  const names = (Array.isArray(rows) ? rows : (rows as { rows: { tablename: string }[] }).rows).map(
-    (r) => `"${r.tablename}"`,
-  );
-  await database.db.execute(sql.raw(`truncate ${names.join(", ")} cascade`));
-  return database;
 }
 
 describe.each(STORES.flatMap((s) => DB_KINDS.map((kind) => ({ ...s, kind }))))(
