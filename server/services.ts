@@ -28,11 +28,18 @@ import { InProcessBus } from "./jobs/bus.js";
 import type { ReviewWorker, WorkerOptions } from "./jobs/worker.js";
 import { ReviewService } from "./review/service.js";
 import { createReviewWorker } from "./review/worker.js";
-import { localAuthenticator, type Actor } from "./auth/actor.js";
+import { localAuthenticator, type Actor, type Authenticator } from "./auth/actor.js";
+
+/** Until accounts exist, a hosted graph knows nobody. */
+const anonymous: Authenticator = { actorOf: () => Promise.resolve(undefined) };
 
 export interface ServicesConfig {
-  /** `local`: one person's folder, no sign-in. (`hosted` comes with accounts.) */
-  mode: "local";
+  /**
+   * `local`: one person's folder, no sign-in. `hosted`: many people sign in (accounts and
+   * the database store are being built: until then a hosted graph serves `folder` too, for
+   * tests only; `spec-review serve` refuses hosted mode).
+   */
+  mode: "local" | "hosted";
   /** The served folder. */
   folder: string;
   /**
@@ -62,6 +69,8 @@ export interface ServicesConfig {
   models?: { clientFor?: ClientFactory; callTimeoutMs?: number; testTimeoutMs?: number };
   /** The caller in local mode (default: the local admin). */
   actor?: Actor;
+  /** Who calls: overrides the default (the local admin in local mode, nobody in hosted mode). */
+  auth?: Authenticator;
 }
 
 export interface Services extends Deps {
@@ -76,8 +85,6 @@ export interface Services extends Deps {
 }
 
 export async function createServices(config: ServicesConfig): Promise<Services> {
-  if ((config.mode as string) !== "local")
-    throw new Error(`mode ${String(config.mode)} is not available yet`);
   const clock = config.clock ?? systemClock;
   const logger = config.logger ?? silentLogger;
   // What to undo, newest first, when a later step fails or the graph closes.
@@ -151,7 +158,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       budget,
       bus,
       heavy,
-      auth: localAuthenticator(config.actor),
+      auth: config.auth ?? (config.mode === "local" ? localAuthenticator(config.actor) : anonymous),
       clock,
       logger,
       mode: config.mode,

@@ -20,7 +20,7 @@ import type { RunService } from "../../server/runs.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
 import type { RunBus } from "../../server/jobs/bus.js";
 import type { ReviewService } from "../../server/review/service.js";
-import type { Actor } from "../../server/auth/actor.js";
+import type { Actor, Authenticator } from "../../server/auth/actor.js";
 import { createServices, type Services } from "../../server/services.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
@@ -123,6 +123,10 @@ export interface TestAppOptions {
   worker?: WorkerOptions;
   /** The caller every request comes from (default: the local admin). */
   actor?: Actor;
+  /** `hosted` runs the app in hosted mode (default: local). */
+  mode?: "local" | "hosted";
+  /** Who calls: overrides `actor` (any Authenticator, e.g. one that reads a test header). */
+  auth?: Authenticator;
   /** The app's logger (default: silent). */
   logger?: Logger;
   /** Who may reach the app (allowed hosts, port, CORS origins); default: loopback names only. */
@@ -134,7 +138,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   if (opts.fixture) cpSync(opts.fixture, root, { recursive: true });
   const database = await emptyDatabase(opts.kind ?? "pglite");
   const services = await createServices({
-    mode: "local",
+    mode: opts.mode ?? "local",
     folder: root,
     // The test file's shared database: the graph leaves it open (afterAll closes it).
     database,
@@ -151,6 +155,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
       testTimeoutMs: opts.modelTimeoutMs,
     },
     actor: opts.actor,
+    auth: opts.auth,
   });
   const app = createApp(services, opts.http);
   const { store, runs, index, profiles, models, budget, worker, bus, review } = services;
