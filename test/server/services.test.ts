@@ -127,10 +127,16 @@ describe("the service graph", () => {
     await services.close();
   }, 120_000);
 
-  it("refuses a mode it cannot run yet", async () => {
-    await expect(
-      createServices({ mode: "hosted" as "local", folder: tmpdir(), database: "memory://" }),
-    ).rejects.toThrow(/hosted is not available/);
+  it("refuses hosted mode without SPEC_REVIEW_SECRET_KEY: no key file is made for many people's secrets", async () => {
+    const saved = process.env.SPEC_REVIEW_SECRET_KEY;
+    delete process.env.SPEC_REVIEW_SECRET_KEY;
+    try {
+      await expect(
+        createServices({ mode: "hosted", folder: tmpdir(), database: "memory://", dataDir: tmpdir() }),
+      ).rejects.toThrow(/SPEC_REVIEW_SECRET_KEY is not set/);
+    } finally {
+      if (saved !== undefined) process.env.SPEC_REVIEW_SECRET_KEY = saved;
+    }
   });
 });
 
