@@ -1,11 +1,13 @@
 /**
  * What a full review would cost before it starts: the same prompts the pipeline builds,
  * looked up in the step cache. Where the cache holds a section's questions, the readers'
- * prompts are known exactly (and looked up in turn); where it does not, each section is
- * assumed to raise as many questions as the reviewer model's past answers did on average
- * (ASSUMED_QUESTIONS when it has none), each read by every reader and judged once.
+ * prompts are known exactly (and looked up in turn); where it does not, a section is
+ * assumed to raise one question per requirement it states, or, stating none, as many as
+ * the reviewer model's past answers did on average (ASSUMED_QUESTIONS when it has none),
+ * each read by every reader and judged once.
  * Answer sizes are the role model's mean answer size per stage in the step cache, or the
- * stage's EXPECTED_TOKENS_OUT when the model has answered nothing yet.
+ * stage's EXPECTED_TOKENS_OUT when the model has answered nothing yet; a prompt that can
+ * only be guessed (a question not asked yet) costs the model's mean prompt size of that stage.
  */
 import { buildCorpus, contextFor, type ReviewBundle } from "./corpus.js";
 import {
@@ -24,10 +26,25 @@ import {
   readerPrompt,
   type ProfileBrief,
 } from "./prompts.js";
-import { judgeAnswer, questionsAnswer, readerAnswer } from "./schemas.js";
+import { MAX_ITEMS, judgeAnswer, questionsAnswer, readerAnswer } from "./schemas.js";
 import { estimateTokens, stepKey, validateAnswer, type StageHistory, type StepCache } from "./steps.js";
 
 export const ASSUMED_QUESTIONS = 3;
+
+/** A list item, or a line that states a requirement (an RFC 2119 keyword or a trace ID). */
+const REQUIREMENT_LINE =
+  /^\s*(?:[-*+]|\d+[.)])\s+\S|\b(?:MUST|SHALL|SHOULD|REQUIRED)\b|\b[A-Z][A-Z0-9]*-\d+\b/;
+
+/**
+ * How many build questions a section not asked yet will likely raise: one per requirement
+ * it states (list items and requirement lines), bounded by what the schema allows; a
+ * section that states none raises what the model raised per section before.
+ */
+function likelyQuestions(sectionText: string, fallback: number): number {
+  let n = 0;
+  for (const line of sectionText.split(/\r?\n/).slice(1)) if (REQUIREMENT_LINE.test(line)) n++;
+  return n > 0 ? Math.min(n, MAX_ITEMS) : fallback;
+}
 
 export type RoleKey = "reviewer" | "reader" | "judge";
 
@@ -90,10 +107,15 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       : 1;
   /** What an unknown judge prompt adds for the readers' answers. */
   const answersText = "?".repeat(readers * 4 * Math.round(seen("readers")?.meanTokensOut ?? 50));
-  /** A call the review would make; `weight` < 1 for calls it makes only sometimes. */
-  const need = (stage: AiStage, system: string, prompt: string, weight = 1) => {
+  /**
+   * A call the review would make; `weight` < 1 for calls it makes only sometimes. A prompt
+   * that is only a guess (the readers and judge of questions not asked yet) costs what this
+   * model's prompts of that stage cost on average, once it has answered any.
+   */
+  const need = (stage: AiStage, system: string, prompt: string, weight = 1, guessed = false) => {
     const r = est.byRole[ROLE_OF[stage]];
-    const tin = estimateTokens(system + prompt) * weight;
+    const past = guessed ? seen(stage)?.meanTokensIn : undefined;
+    const tin = (past ?? estimateTokens(system + prompt)) * weight;
     const tout = sizeOf(stage) * weight;
     est.calls += weight;
     est.tokens_in += tin;
@@ -136,10 +158,10 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       }
       // Unknown questions: each reader reads about this section and two more.
       const context = contextFor(corpus, [s.key], s.text);
-      for (let q = 0; q < assumedQuestions; q++) {
+      for (let q = 0; q < likelyQuestions(s.text, assumedQuestions); q++) {
         for (let r = 1; r <= readers; r++)
-          need("readers", SYSTEM.reader, readerPrompt(r, readers, "?".repeat(80), context));
-        need("judge", SYSTEM.judge, judgePrompt("?".repeat(80), []) + answersText, judgeShare);
+          need("readers", SYSTEM.reader, readerPrompt(r, readers, "?".repeat(80), context), 1, true);
+        need("judge", SYSTEM.judge, judgePrompt("?".repeat(80), []) + answersText, judgeShare, true);
       }
       continue;
     }
@@ -160,7 +182,7 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
         else known = false;
       }
       if (!known) {
-        need("judge", SYSTEM.judge, judgePrompt(raw.text, []) + answersText, judgeShare);
+        need("judge", SYSTEM.judge, judgePrompt(raw.text, []) + answersText, judgeShare, true);
         continue;
       }
       const answered = answers.filter((a) => a.answered).map((a) => a.reader);

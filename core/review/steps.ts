@@ -29,6 +29,8 @@ export interface CachedStep {
 export interface StageHistory {
   /** Answers seen. */
   answers: number;
+  /** Mean prompt size: what an unknown prompt of this stage (a question not asked yet) likely costs. */
+  meanTokensIn: number;
   meanTokensOut: number;
   /** Mean items per answer, for answers that list items (questions, claims, findings). */
   meanItems?: number;
@@ -43,11 +45,12 @@ export interface StepCache {
 }
 
 /** Summarize cached answers by stage (the `history` of a StepCache). */
-export function historyOf(steps: Iterable<Pick<CachedStep, "stage" | "text" | "tokensOut">>) {
-  const acc = new Map<string, { n: number; out: number; listed: number; items: number }>();
+export function historyOf(steps: Iterable<Pick<CachedStep, "stage" | "text" | "tokensIn" | "tokensOut">>) {
+  const acc = new Map<string, { n: number; in: number; out: number; listed: number; items: number }>();
   for (const s of steps) {
-    const a = acc.get(s.stage) ?? { n: 0, out: 0, listed: 0, items: 0 };
+    const a = acc.get(s.stage) ?? { n: 0, in: 0, out: 0, listed: 0, items: 0 };
     a.n++;
+    a.in += s.tokensIn;
     a.out += s.tokensOut;
     try {
       const v = parseJsonAnswer(s.text) as Record<string, unknown>;
@@ -65,6 +68,7 @@ export function historyOf(steps: Iterable<Pick<CachedStep, "stage" | "text" | "t
   for (const [stage, a] of acc)
     out[stage] = {
       answers: a.n,
+      meanTokensIn: a.in / a.n,
       meanTokensOut: a.out / a.n,
       ...(a.listed > 0 ? { meanItems: a.items / a.listed } : {}),
     };

@@ -42,7 +42,12 @@ export class DbStepCache implements StepCache {
   /** The model's last 500 answers, by stage (estimates use their sizes). */
   async history(model: string): Promise<Record<string, StageHistory>> {
     const rows = await this.db
-      .select({ stage: stepCache.stage, text: stepCache.answer, tokensOut: stepCache.tokensOut })
+      .select({
+        stage: stepCache.stage,
+        text: stepCache.answer,
+        tokensIn: stepCache.tokensIn,
+        tokensOut: stepCache.tokensOut,
+      })
       .from(stepCache)
       .where(eq(stepCache.model, model))
       .orderBy(desc(stepCache.createdAt))

@@ -5,6 +5,7 @@ import {
   ModelCallError,
   ReviewError,
   estimateReview,
+  historyOf,
   resultOf,
   runReview,
   stepKey,
@@ -30,6 +31,7 @@ function memoryCache(): StepCache & { map: Map<string, CachedStep> } {
   const map = new Map<string, CachedStep>();
   return {
     map,
+    history: (model) => Promise.resolve(historyOf([...map.values()].filter((s) => s.model === model))),
     get: (k) => Promise.resolve(map.get(k)),
     put: (k, v) => {
       map.set(k, v);
@@ -293,5 +295,33 @@ describe("estimateReview", () => {
     expect(after).toMatchObject({ calls: 0, cached_steps: out.usage.steps, tokens_in: 0 });
     const key = await stepKey("questions", "m", "s", "p", "n");
     expect(key).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("estimates a new bundle from what the model's past answers cost, within 25% of what its run uses", async () => {
+    const cache = memoryCache();
+    const models = { reviewer: "m", reader: "m", judge: "m" };
+    await runReview(input({ cache }));
+    const other = [
+      "---",
+      "type: prd",
+      "---",
+      "# Exports",
+      "",
+      "## CSV export",
+      "",
+      "- EXP-1 An export holds at most 50,000 rows and is split into numbered parts beyond that.",
+      "- EXP-2 Dates are written in ISO 8601 with the account's time zone offset.",
+      "",
+      "## Scheduling",
+      "",
+      "- EXP-3 A scheduled export runs at the hour the owner picked, in their time zone.",
+      "- EXP-4 A failed export is retried twice, 10 minutes apart, then the owner is emailed.",
+      "",
+    ].join("\n");
+    const bundle = { files: [{ path: "exports.md", text: other }], mainPath: "exports.md", linked: [] };
+    const est = await estimateReview({ bundle, profile, models, cache });
+    const out = await runReview(input({ cache, bundle }));
+    const used = out.usage.tokensIn + out.usage.tokensOut;
+    expect(Math.abs((est.tokens_in + est.tokens_out) / used - 1)).toBeLessThanOrEqual(0.25);
   });
 });
