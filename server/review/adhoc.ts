@@ -10,7 +10,8 @@ import { ApiError, NotFoundError } from "../errors.js";
 import { readSettings } from "../settings.js";
 import { DbStepCache } from "./cache.js";
 import { textFiles } from "./bundle.js";
-import { ReviewBase, profileBrief, mergeFindings, findingEvent, reviewRoles } from "./common.js";
+import { ReviewBase, profileBrief, mergeFindings, questionApi, reviewRoles } from "./common.js";
+import { findingApi } from "../findings.js";
 
 /** How long POST /reviews keeps the files and result. */
 export const ADHOC_TTL_DAYS = 90;
@@ -102,19 +103,10 @@ export class AdhocReviews extends ReviewBase {
       main_path: mainPath,
       profile_key: lint.profile_key,
       verdict,
-      findings: merged.map((f) => findingEvent(id, f)),
+      findings: merged.map((f) => findingApi(id, f)),
       ...(outcome
         ? {
-            questions: outcome.questions.map((q) => ({
-              id: q.id,
-              number: q.number,
-              text: q.text,
-              level: q.level,
-              cites: q.cites,
-              result: q.result,
-              answers: q.answers,
-              groups: q.groups,
-            })),
+            questions: outcome.questions.map(questionApi),
             claims: outcome.claims.map((c) => ({
               id: c.id,
               text: c.text,
@@ -155,7 +147,7 @@ export interface AdhocResult {
   main_path: string;
   profile_key: string;
   verdict: Verdict;
-  findings: ReturnType<typeof findingEvent>[];
+  findings: ReturnType<typeof findingApi>[];
   questions?: Array<{
     number: number;
     text: string;

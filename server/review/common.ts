@@ -11,15 +11,9 @@ import { ApiError } from "../errors.js";
 import type { RoleName, RoleModel } from "../models/types.js";
 import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
+import type { RunFinding } from "../findings.js";
 
 export const ROLES: readonly RoleName[] = ["reviewer", "reader", "judge"];
-
-export type FindingLike = Pick<
-  Finding,
-  "id" | "check" | "level" | "category" | "message" | "anchor" | "relaxed"
-> & {
-  stage: string;
-};
 
 export function profileBrief(profile: Profile | undefined, key: string): ProfileBrief {
   return {
@@ -33,8 +27,8 @@ export function profileBrief(profile: Profile | undefined, key: string): Profile
 }
 
 /** Lint findings and AI findings together, in document order (lint first at the same place). */
-export function mergeFindings(lint: readonly Finding[], ai: readonly AiFinding[]): FindingLike[] {
-  const all: Array<FindingLike & { k: number }> = [
+export function mergeFindings(lint: readonly Finding[], ai: readonly AiFinding[]): RunFinding[] {
+  const all: Array<RunFinding & { k: number }> = [
     ...lint.map((f, i) => ({ ...f, stage: "lint", k: i })),
     ...ai.map((f, i) => ({ ...f, stage: f.stage, k: lint.length + i })),
   ];
@@ -114,21 +108,21 @@ export function reviewRoles(roles: Record<RoleName, RoleModel>): ReviewRoles {
   };
 }
 
-/** A finding as the API shows it (the finding record of docs/findings.md). */
-export function findingEvent(runId: string, f: FindingLike) {
-  return {
-    id: f.id,
-    run_id: runId,
-    check_slug: f.check,
-    level: f.level,
-    category: f.category,
-    message: f.message,
-    anchor: f.anchor,
-    stage: f.stage,
-    relaxed: f.relaxed,
-  };
-}
-
 export function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
+}
+
+/** A build question as the API shows it (2.16), from a stored row or a run's outcome. */
+type QuestionFields = "id" | "number" | "text" | "level" | "cites" | "result" | "answers" | "groups";
+export function questionApi<Q extends Record<QuestionFields, unknown>>(q: Q): Pick<Q, QuestionFields> {
+  return {
+    id: q.id,
+    number: q.number,
+    text: q.text,
+    level: q.level,
+    cites: q.cites,
+    result: q.result,
+    answers: q.answers,
+    groups: q.groups,
+  };
 }

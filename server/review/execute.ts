@@ -16,17 +16,8 @@ import { EventWriter } from "../jobs/events.js";
 import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
 import { loadReviewBundle } from "./bundle.js";
-import {
-  ReviewBase,
-  ROLES,
-  profileBrief,
-  mergeFindings,
-  errorText,
-  findingEvent,
-  reviewRoles,
-  round,
-  type FindingLike,
-} from "./common.js";
+import { ReviewBase, ROLES, profileBrief, mergeFindings, errorText, reviewRoles, round } from "./common.js";
+import { findingApi, type RunFinding } from "../findings.js";
 
 /** Full runs: queue one, estimate one, run one to its end (the worker calls `execute`). */
 export class RunExecution extends ReviewBase {
@@ -238,7 +229,7 @@ export class RunExecution extends ReviewBase {
           });
           break;
         case "finding":
-          events.emit("finding", findingEvent(run.id, e.finding));
+          events.emit("finding", findingApi(run.id, e.finding));
           break;
         case "question":
           events.emit("question", {
@@ -327,7 +318,7 @@ export class RunExecution extends ReviewBase {
     run: RunRow,
     lint: LintResult,
     outcome: ReviewOutcome,
-    merged: FindingLike[],
+    merged: RunFinding[],
     end: {
       status: "done" | "failed";
       verdict: Verdict;

@@ -3,7 +3,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Anchor } from "../../core/anchor/anchor.js";
 import type { ClaimLabel } from "../../core/review/pipeline.js";
 import { buildQuestions, claims, findings, reviewRuns } from "../db/schema.js";
-import { ReviewBase, round } from "./common.js";
+import { ReviewBase, questionApi, round } from "./common.js";
 import { redact } from "../redact.js";
 
 export class ReviewReads extends ReviewBase {
@@ -16,16 +16,7 @@ export class ReviewReads extends ReviewBase {
       .from(buildQuestions)
       .where(eq(buildQuestions.runId, runId))
       .orderBy(asc(buildQuestions.number));
-    return rows.map((q) => ({
-      id: q.id,
-      number: q.number,
-      text: q.text,
-      level: q.level,
-      cites: q.cites,
-      result: q.result,
-      answers: q.answers,
-      groups: q.groups,
-    }));
+    return rows.map(questionApi);
   }
 
   async claims(runId: string) {

@@ -23,7 +23,7 @@ import { FixService } from "./fixes.js";
 import { ReviewReads } from "./read-models.js";
 
 export { ADHOC_TTL_DAYS, type AdhocResult } from "./adhoc.js";
-export { ROLES, findingEvent, mergeFindings, profileBrief, type FindingLike } from "./common.js";
+export { ROLES, mergeFindings, profileBrief } from "./common.js";
 
 export class ReviewService {
   readonly bus: RunBus;

@@ -15,7 +15,10 @@ export function reviewReportHtml(r: AdhocResult): string {
     .map(
       (f) =>
         `<tr><td class="lvl ${esc(f.level)}">${esc(f.level)}</td><td>${esc(f.category)}</td><td>${esc(f.message)}` +
-        `<div class="where">${esc(f.anchor.file)} › ${esc(f.anchor.heading_path.join(" › ") || "(top)")}: <q>${esc(f.anchor.quote)}</q></div></td>` +
+        (f.anchor
+          ? `<div class="where">${esc(f.anchor.file)} › ${esc(f.anchor.heading_path.join(" › ") || "(top)")}: <q>${esc(f.anchor.quote)}</q></div>`
+          : "") +
+        `</td>` +
         `<td>${esc(f.stage)}</td></tr>`,
     )
     .join("\n");
