@@ -258,7 +258,9 @@ function sentences(text: string, from: number, to: number): [number, number][] {
   if (s < to) out.push([s, to]);
   return out
     .map(([a, b]): [number, number] => {
-      while (a < b && /\s/.test(text[a]!)) a++;
+      const lead = /^(?:\s|[-*+>|](?=\s)|\d+[.)](?=\s))*/.exec(text.slice(a, b))![0].length;
+      a += lead;
+      while (b > a && /[\s|]/.test(text[b - 1]!)) b--;
       return [a, b];
     })
     .filter(([a, b]) => b > a);
