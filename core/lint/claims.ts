@@ -165,6 +165,23 @@ interface Token {
   end: number;
 }
 
+/** Phrasings of one bound, as one token: "at most 25 MB" and "up to 50 MB" bound one limit. */
+const BOUNDS: [RegExp, string][] = [
+  [
+    /\b(?:at most|up to|no more than|not more than|maximum of|maximum|max|no longer than|no larger than|not exceed|<=)(?= )/g,
+    "≤",
+  ],
+  [/\b(?:at least|no less than|not less than|no fewer than|minimum of|minimum|min|>=)(?= )/g, "≥"],
+  [/\b(?:under|below|less than|fewer than|shorter than|smaller than)(?= )/g, "<"],
+  [/\b(?:over|above|more than|greater than|longer than|larger than|exceeds?)(?= )/g, ">"],
+];
+
+function sameBounds(key: string): string {
+  let k = key;
+  for (const [re, by] of BOUNDS) k = k.replace(re, by);
+  return k;
+}
+
 /** Word tokens of a sentence, with code spans as one token each and link targets, HTML and emphasis left out. */
 function tokens(text: string, from: number, to: number): Token[] {
   const out: Token[] = [];
@@ -230,10 +247,13 @@ function claimOf(text: string, start: number, end: number, section: number): Cla
     if (!STOP.has(word)) parts.push(word);
   }
   if (parts.length < 3) return undefined;
-  const key = parts.join(" ");
+  const key = sameBounds(parts.join(" "));
   const claim: Claim = {
     key,
-    actionKey: parts.filter((p) => p !== "not").join(" "),
+    actionKey: key
+      .split(" ")
+      .filter((p) => p !== "not")
+      .join(" "),
     quantities,
     start,
     end,
@@ -251,7 +271,8 @@ function sentences(text: string, from: number, to: number): [number, number][] {
   const re = /[.!?](?=\s)/g;
   re.lastIndex = from;
   for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
-    if (/\b(?:e\.g|i\.e|etc|vs|approx|incl|cf)$/i.test(text.slice(Math.max(s, m.index - 6), m.index))) continue;
+    if (/\b(?:e\.g|i\.e|etc|vs|approx|incl|cf)$/i.test(text.slice(Math.max(s, m.index - 6), m.index)))
+      continue;
     out.push([s, m.index + 1]);
     s = m.index + 1;
   }

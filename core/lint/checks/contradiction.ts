@@ -61,7 +61,9 @@ function differ(a: Claim, b: Claim): boolean {
   if (a.quantities.length !== b.quantities.length) return false;
   return a.quantities.some((q, i) => {
     const r = b.quantities[i]!;
-    return q.dim === r.dim && Math.abs(q.value - r.value) > 1e-9 * Math.max(Math.abs(q.value), Math.abs(r.value));
+    return (
+      q.dim === r.dim && Math.abs(q.value - r.value) > 1e-9 * Math.max(Math.abs(q.value), Math.abs(r.value))
+    );
   });
 }
 
@@ -82,7 +84,9 @@ export const contradiction = defineCheck({
     for (const c of claims) {
       const line = (x: Claim) => doc.index.lineOfChar(x.start) + 1;
       if (c.quantities.length > 0) {
-        const earlier = (byKey.get(c.key) ?? []).find((e) => !parallel(doc, e.section, c.section) && differ(e, c));
+        const earlier = (byKey.get(c.key) ?? []).find(
+          (e) => !parallel(doc, e.section, c.section) && differ(e, c),
+        );
         if (earlier) {
           const first = c.quantities[0]!;
           findings.push(

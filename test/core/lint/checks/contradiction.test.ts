@@ -1,4 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { walkFiles } from "../../../../cli/lint-fs.js";
+import { lintBundle } from "../../../../core/lint/engine.js";
+import { loadProfiles } from "../../../../core/profile/load.js";
+import { fsProfileSource } from "../../../../cli/lint-fs.js";
 import { FM, hits, runCheck } from "../run-check.js";
 
 const params = { sections: ["Requirements|Constraints|Non-functional requirements"] };
@@ -25,6 +31,11 @@ describe("contradiction: caught", () => {
       name: "percentages",
       doc: `${FM}# T\n\n## Goals\n\nThe API will have an availability of 99.9% per month.\n\n## Non-functional requirements\n\nThe API will have an availability of 99.95% per month.\n`,
       expected: [[13, "99.95%"]],
+    },
+    {
+      name: "one limit in two phrasings of its bound",
+      doc: `${FM}# Upload API\n\n## Requirements\n\n- REQ-001 A file may be at most 25 MB.\n\n## Constraints\n\nA file may be up to 50 MB.\n`,
+      expected: [[13, "50 MB"]],
     },
     {
       name: "MUST and MUST NOT of one action",
@@ -80,5 +91,28 @@ const QUIET: { name: string; doc: string }[] = [
 describe("contradiction: quiet on good specs", () => {
   it.each(QUIET)("$name", ({ doc }) => {
     expect(check(doc)).toEqual([]);
+  });
+});
+
+describe("contradiction: quiet on every accepted spec of the fixtures", () => {
+  const root = resolve(import.meta.dirname, "../../../..");
+  const profiles = loadProfiles(fsProfileSource(join(root, "profiles"))).profiles;
+  const docs = ["fixtures/lint-eval", "fixtures/examples", "profiles"].flatMap((dir) =>
+    walkFiles(join(root, dir))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => join(dir, f)),
+  );
+  it("reads them with their built-in profile and finds nothing", () => {
+    expect(docs.length).toBeGreaterThan(25);
+    const found = docs.flatMap((path) =>
+      lintBundle({
+        files: new Map([["doc.md", readFileSync(join(root, path), "utf8")]]),
+        mainPath: "doc.md",
+        profiles,
+      })
+        .findings.filter((f) => f.check === "contradiction")
+        .map((f) => `${path}: ${f.message}`),
+    );
+    expect(found).toEqual([]);
   });
 });
