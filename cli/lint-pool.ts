@@ -41,7 +41,8 @@ export function lintInWorkers(
   let done = 0;
   const take = (): WorkerRequest["tasks"] => {
     const batch: WorkerRequest["tasks"] = [];
-    for (; next < tasks.length && batch.length < BATCH; next++) batch.push({ index: next, task: tasks[next]! });
+    for (; next < tasks.length && batch.length < BATCH; next++)
+      batch.push({ index: next, task: tasks[next]! });
     return batch;
   };
   return new Promise((resolvePromise, reject) => {

@@ -306,7 +306,8 @@ function blockWords(b: Block): BlockWords {
     w.rawWords = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
     w.words = readerWords(withoutPlaceholders(t));
     // An item of a list with words in it: the section holds a list. An image says something too.
-    w.structured = (b.listDepth > 0 && w.words > 0) || (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text));
+    w.structured =
+      (b.listDepth > 0 && w.words > 0) || (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text));
   }
   blockWordsCache.set(b, w);
   return w;
