@@ -141,7 +141,10 @@ const siblingCache = new WeakMap<MarkdownDoc, Map<string, { text: string; data: 
 /** A sibling metadata file's data, parsed once per doc (a profile asks it for several keys); undefined when it is not YAML. */
 function siblingData(doc: MarkdownDoc, path: string, text: string): unknown {
   let perDoc = siblingCache.get(doc);
-  if (!perDoc) siblingCache.set(doc, (perDoc = new Map()));
+  if (!perDoc) {
+    perDoc = new Map<string, { text: string; data: unknown }>();
+    siblingCache.set(doc, perDoc);
+  }
   const cached = perDoc.get(path);
   if (cached?.text === text) return cached.data;
   let data: unknown;
