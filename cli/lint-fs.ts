@@ -91,7 +91,7 @@ export async function lintPaths(
   let docs: DocReport[];
   if (workers > 1 && tasks.length > 1) {
     const { lintInWorkers } = await import("./lint-pool.js");
-    docs = await lintInWorkers(tasks, layers, runId, workers);
+    docs = await lintInWorkers(tasks, loaded.profiles, runId, workers);
   } else docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
   return { docs, problems, skipped, loaded };
 }

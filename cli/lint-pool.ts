@@ -1,22 +1,30 @@
-/** Lint many docs on worker threads: a queue of small batches, one worker per core. */
+/**
+ * Lint many docs on worker threads: a queue of small batches shared by `count - 1`
+ * workers and the main thread, which lints too (it has every module loaded already, and a
+ * worker costs a start-up). Workers get the profiles as loaded by the main thread, so
+ * none parses a profile again.
+ */
 import { Worker } from "node:worker_threads";
-import type { DocReport, LintTask } from "../node/lint.js";
-import type { ProfileLayer } from "../node/profiles.js";
+import { lintTask, type DocReport, type LintTask } from "../node/lint.js";
+import type { Profile } from "../core/profile/schema.js";
+
+export interface WorkerData {
+  profiles: readonly Profile[];
+  runId: string;
+}
 
 export interface WorkerRequest {
-  layers: ProfileLayer[];
-  runId: string;
   tasks: { index: number; task: LintTask }[];
 }
 
 export type WorkerResponse =
   { ok: true; reports: { index: number; report: DocReport }[] } | { ok: false; error: string };
 
-const BATCH = 16;
+const BATCH = 8;
 
 export function lintInWorkers(
   tasks: readonly LintTask[],
-  layers: ProfileLayer[],
+  profiles: readonly Profile[],
   runId: string,
   count: number,
 ): Promise<DocReport[]> {
@@ -31,40 +39,59 @@ export function lintInWorkers(
   const results = new Array<DocReport>(tasks.length);
   let next = 0;
   let done = 0;
+  const take = (): WorkerRequest["tasks"] => {
+    const batch: WorkerRequest["tasks"] = [];
+    for (; next < tasks.length && batch.length < BATCH; next++)
+      batch.push({ index: next, task: tasks[next]! });
+    return batch;
+  };
   return new Promise((resolvePromise, reject) => {
     const workers: Worker[] = [];
-    let failed = false;
+    let settled = false;
     const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
       for (const w of workers) void w.terminate();
-      if (err) {
-        failed = true;
-        reject(err);
-      } else resolvePromise(results);
+      if (err) reject(err);
+      else resolvePromise(results);
+    };
+    const record = (reports: { index: number; report: DocReport }[]) => {
+      for (const r of reports) results[r.index] = r.report;
+      done += reports.length;
+      if (done === tasks.length) finish();
     };
     const feed = (w: Worker) => {
-      if (next >= tasks.length) return false;
-      const batch: WorkerRequest["tasks"] = [];
-      for (; next < tasks.length && batch.length < BATCH; next++)
-        batch.push({ index: next, task: tasks[next]! });
-      w.postMessage({ layers, runId, tasks: batch } satisfies WorkerRequest);
-      return true;
+      const batch = take();
+      if (batch.length > 0) w.postMessage({ tasks: batch } satisfies WorkerRequest);
     };
-    const n = Math.max(1, Math.min(count, Math.ceil(tasks.length / BATCH)));
+    const data: WorkerData = { profiles, runId };
+    const n = Math.max(0, Math.min(count - 1, Math.ceil(tasks.length / BATCH) - 1));
     for (let i = 0; i < n; i++) {
-      const w = bootstrap ? new Worker(bootstrap, { eval: true }) : new Worker(url);
+      const w = bootstrap
+        ? new Worker(bootstrap, { eval: true, workerData: data })
+        : new Worker(url, { workerData: data });
       workers.push(w);
       w.on("message", (msg: WorkerResponse) => {
-        if (failed) return;
+        if (settled) return;
         if (!msg.ok) return finish(new Error(msg.error));
-        for (const r of msg.reports) results[r.index] = r.report;
-        done += msg.reports.length;
-        if (done === tasks.length) return finish();
+        record(msg.reports);
         feed(w);
       });
-      w.on("error", (err) => {
-        if (!failed) finish(err);
-      });
+      w.on("error", (err) => finish(err));
       feed(w);
     }
+    // The main thread's share: one batch at a time, yielding between batches so workers are fed.
+    const own = () => {
+      if (settled) return;
+      const batch = take();
+      if (batch.length === 0) return;
+      try {
+        record(batch.map(({ index, task }) => ({ index, report: lintTask(task, profiles, runId) })));
+      } catch (err) {
+        return finish(err instanceof Error ? err : new Error(String(err)));
+      }
+      setImmediate(own);
+    };
+    setImmediate(own);
   });
 }

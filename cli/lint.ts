@@ -23,7 +23,8 @@ with the key of an earlier one replaces it.
 Options:
   -f, --format <text|json|sarif>  output format (default: text)
   -p, --profiles <dir>            add a folder of profiles (<key>/profile.yaml); repeatable
-      --workers <n>               worker threads (default: by the number of docs; 0: none)
+      --workers <n>               threads that lint, the main one included (default: by the
+                                  number of docs and cores; 0 or 1: the main thread only)
   -h, --help                      show this help
 
 Exit status: 0 every doc is Build Ready, 1 some doc is not, 2 usage error or no spec

@@ -41,7 +41,7 @@ export interface AdoptionSummary {
   adopt?: Adopt;
   profile_key: string;
   size: string;
-  findings: readonly { check: string; relaxed: boolean }[];
+  findings: readonly { check: string; relaxed?: boolean }[];
 }
 
 /**

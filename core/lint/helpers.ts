@@ -270,33 +270,47 @@ export function sectionContent(
   let rawWords = 0;
   let structured = false;
   for (const b of blocksIn(doc, section, ownOnly)) {
-    if (b.kind === "code") {
-      if (b.text.trim() !== "") structured = true;
-      rawWords += Math.max(1, countWords(b.text));
-      continue;
-    }
-    if (b.kind === "table") {
-      const body = (b.rows ?? []).slice(1);
-      const w = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
-      if (w > 0) structured = true;
-      words += w;
-      rawWords += readerWords(b.text);
-      continue;
-    }
-    if (b.kind === "paragraph" || b.kind === "html") {
-      let t = b.text;
-      if (b.kind === "html") t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
-      const raw = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
-      const real = readerWords(withoutPlaceholders(t));
-      rawWords += raw;
-      words += real;
-      // An item of a list with words in it: the section holds a list.
-      if (b.listDepth > 0 && real > 0) structured = true;
-      // An image says something too.
-      if (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text)) structured = true;
-    }
+    const w = blockWords(b);
+    words += w.words;
+    rawWords += w.rawWords;
+    structured ||= w.structured;
   }
   return { words, rawWords, hasContent: structured || (words > 0 && words >= minWords) };
+}
+
+interface BlockWords {
+  words: number;
+  rawWords: number;
+  /** A list item, a table, code or an image with content. */
+  structured: boolean;
+}
+
+const blockWordsCache = new WeakMap<Block, BlockWords>();
+
+/** The words of one block, counted once per parse (several checks ask for the same sections). */
+function blockWords(b: Block): BlockWords {
+  let w = blockWordsCache.get(b);
+  if (w) return w;
+  w = { words: 0, rawWords: 0, structured: false };
+  if (b.kind === "code") {
+    w.structured = b.text.trim() !== "";
+    w.rawWords = Math.max(1, countWords(b.text));
+  } else if (b.kind === "table") {
+    const body = (b.rows ?? []).slice(1);
+    w.words = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
+    w.structured = w.words > 0;
+    w.rawWords = readerWords(b.text);
+  } else if (b.kind === "paragraph" || b.kind === "html") {
+    let t = b.text;
+    if (b.kind === "html") t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
+    w.rawWords = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
+    w.words = readerWords(withoutPlaceholders(t));
+    // An item of a list with words in it: the section holds a list. An image says something too.
+    w.structured =
+      (b.listDepth > 0 && w.words > 0) || (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text));
+  }
+  blockWordsCache.set(b, w);
+  return w;
 }
 
 /** Blocks whose text is prose: paragraphs, headings and tables (not code, not HTML). */

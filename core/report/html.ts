@@ -53,6 +53,8 @@ export interface ReportInput {
   images?: ReadonlyMap<string, { mediaType: string; bytes: Uint8Array }>;
   /** When the report was made (ISO date-time). */
   generatedAt: string;
+  /** What adoption did (core/lint adoptionNote), shown under the verdict; absent when the doc names its type and size. */
+  adoptionNote?: string;
 }
 
 const LEVELS: ReportLevel[] = ["MUST", "SHOULD", "INFO"];
@@ -374,6 +376,7 @@ ${v ? scoreRing(v.score, label.cls) : ""}
 <div class="badge ${label.cls}" data-result="${v?.result ?? "none"}">${label.text}</div>
 <p class="sentence">${escapeHtml(label.sentence)}</p>
 <div class="counts">${LEVELS.map((l) => `<span class="count-pill ${l.toLowerCase()}"><b>${counts[l]}</b> ${l}</span>`).join("")}${v && v.waiver_count > 0 ? `<span class="count-pill waived"><b>${v.waiver_count}</b> waived</span>` : ""}${v && v.relaxed_count > 0 ? `<span class="count-pill relaxed"><b>${v.relaxed_count}</b> relaxed</span>` : ""}</div>
+${input.adoptionNote ? `<p class="adoption">${escapeHtml(input.adoptionNote)}</p>` : ""}
 <p class="fine">${v ? `Score ${v.score} of 100 · ${escapeHtml(v.kind)} review of version ${v.version_number}` : "No verdict yet"} · <span class="findings-total">${total} finding${total === 1 ? "" : "s"}</span></p>
 </div>
 </div>
@@ -442,6 +445,7 @@ ol.findings{list-style:none;margin:0;padding:0}
 .finding-head{display:flex;flex-wrap:wrap;align-items:center;gap:8px}
 .check{color:var(--ink);background:#f1f3f6;padding:1px 6px;border-radius:4px}
 .category{margin-left:auto;color:var(--muted);font-size:12px}
+.adoption{margin:10px 0 0;font-size:13px;color:var(--muted);border-left:3px dashed #c2c8d3;padding-left:8px;max-width:60ch}
 .relaxed{font-size:11px;color:var(--muted);border:1px dashed #c2c8d3;border-radius:4px;padding:0 5px}
 .message{margin:6px 0 4px}
 .where{font-size:12.5px;color:var(--muted)}

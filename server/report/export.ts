@@ -3,6 +3,7 @@
  * findings and assumptions, and answers the report of core/report/html.ts.
  */
 import type { Context } from "hono";
+import { adoptionNote } from "../../core/lint/adopt.js";
 import type { ReportFinding } from "../../core/report/html.js";
 import { ValidationError } from "../errors.js";
 import { deps, type Env } from "../http.js";
@@ -41,6 +42,11 @@ export async function htmlReport(
     const { stage: _stage, anchor, ...f } = findingOfRow(row);
     return { ...f, ...(anchor ? { anchor } : {}) };
   });
+  // What adoption lowered, in the words the CLI and the Action use.
+  const adoption =
+    run && run.versionNumber === head.number && run.adopt
+      ? adoptionNote({ adopt: run.adopt, profile_key: run.profileKey, size: run.adopt.size ?? "", findings })
+      : undefined;
   const images = new Map<string, { mediaType: string; bytes: Uint8Array }>();
   for (const [path, data] of files)
     if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, data), bytes: data });
@@ -62,6 +68,7 @@ export async function htmlReport(
       version: head,
       ...(verdict ? { verdict } : {}),
       findings,
+      ...(adoption ? { adoptionNote: adoption } : {}),
       images,
       generatedAt: clock.now().toISOString(),
     },

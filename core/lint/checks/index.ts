@@ -6,6 +6,7 @@
  */
 import { assumptions } from "./assumptions.js";
 import { codeExample } from "./code-example.js";
+import { contradiction } from "./contradiction.js";
 import { emptySection } from "./empty-section.js";
 import { forbiddenPattern } from "./forbidden-pattern.js";
 import { linksResolve } from "./links-resolve.js";
@@ -28,6 +29,7 @@ export const CHECK_KINDS: readonly CheckKind[] = [
   traceId,
   rfc2119,
   measurable,
+  contradiction,
   linksResolve,
   assumptions,
   codeExample,

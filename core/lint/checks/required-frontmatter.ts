@@ -136,18 +136,34 @@ function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
   return undefined;
 }
 
+const siblingCache = new WeakMap<MarkdownDoc, Map<string, { text: string; data: unknown }>>();
+
+/** A sibling metadata file's data, parsed once per doc (a profile asks it for several keys); undefined when it is not YAML. */
+function siblingData(doc: MarkdownDoc, path: string, text: string): unknown {
+  let perDoc = siblingCache.get(doc);
+  if (!perDoc) {
+    perDoc = new Map<string, { text: string; data: unknown }>();
+    siblingCache.set(doc, perDoc);
+  }
+  const cached = perDoc.get(path);
+  if (cached?.text === text) return cached.data;
+  let data: unknown;
+  try {
+    data = parseYaml(text, { maxAliasCount: 100 });
+  } catch {
+    data = undefined;
+  }
+  perDoc.set(path, { text, data });
+  return data;
+}
+
 function inFiles(ctx: CheckContext<Params>, names: readonly string[]): Found | undefined {
   for (const f of ctx.params.files) {
     const path = resolveInBundle(ctx.file, f);
     if (path === undefined) continue;
     const text = ctx.readFile(path);
     if (text === undefined) continue;
-    let data: unknown;
-    try {
-      data = parseYaml(text, { maxAliasCount: 100 });
-    } catch {
-      continue;
-    }
+    const data = siblingData(ctx.doc, path, text);
     if (data === null || typeof data !== "object" || Array.isArray(data)) continue;
     const v = lookUp(data as Record<string, unknown>, names);
     if (v === undefined) continue;

@@ -67,6 +67,22 @@ describe("the harness", () => {
     for (const k of ms) expect(DEFECT_KINDS).toContain(k.kind);
   });
 
+  it("contradicts a constraint by saying it again with another value, and the contradiction check catches it", () => {
+    const design = profiles.find((p) => p.key === "design")!;
+    const text =
+      "---\ntype: design\nsize: small\n---\n# Indexer\n\n## Proposed design\n\nThe indexer reads the change feed.\n\n## Constraints\n\n- Index lag MUST stay under 120 seconds.\n- Queries MUST be served from the replica.\n";
+    const d = parseMarkdown(text);
+    const m = mutations(d, "design.md", design, false).find((x) => x.kind === "contradict")!;
+    expect(m.text.slice(m.site[0], m.site[1])).toBe("Index lag MUST stay under 240 seconds.");
+    expect(m.expected).toBe("MUST");
+    const lint = (t: string) =>
+      lintBundle({ files: new Map([["design.md", t]]), mainPath: "design.md", profile: design });
+    expect(judge(lint(text), lint(m.text), parseMarkdown(m.text), m)).toMatchObject({
+      caught: true,
+      level: "MUST",
+    });
+  });
+
   it("counts a defect as missed when it is caught below the expected level, or somewhere else", () => {
     const lint = (text: string, profile: Profile) =>
       lintBundle({ files: new Map([["README.md", text]]), mainPath: "README.md", profile });
