@@ -34,10 +34,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const audienceColumns = { id: bundles.id, visibility: bundles.visibility, createdBy: bundles.createdBy };
 
-/** How each kind of bundle-scoped record leads to its bundle (undefined when there is none). */
-export const BUNDLE_LOOKUPS: Partial<
-  Record<ScopeKind, { noun: string; find(db: Db, id: string): Promise<BundleAudience | undefined> }>
-> = {
+interface BundleLookup {
+  noun: string;
+  find(db: Db, id: string): Promise<BundleAudience | undefined>;
+}
+
+/** The bundle of a record of `table` (a table with `id` and `bundle_id` columns). */
+function through(noun: string, table: typeof docs | typeof runs): BundleLookup {
+  return {
+    noun,
+    find: async (db, id) =>
+      (
+        await db
+          .select(audienceColumns)
+          .from(table)
+          .innerJoin(bundles, eq(bundles.id, table.bundleId))
+          .where(and(eq(table.id, id), isNull(bundles.goneAt)))
+      )[0],
+  };
+}
+
+/** How each kind of bundle-scoped record leads to its bundle (none yet for families not built). */
+export const BUNDLE_LOOKUPS: Partial<Record<ScopeKind, BundleLookup>> = {
   bundle: {
     noun: "bundle",
     find: async (db, id) =>
@@ -48,28 +66,8 @@ export const BUNDLE_LOOKUPS: Partial<
           .where(and(eq(bundles.id, id), isNull(bundles.goneAt)))
       )[0],
   },
-  doc: {
-    noun: "doc",
-    find: async (db, id) =>
-      (
-        await db
-          .select(audienceColumns)
-          .from(docs)
-          .innerJoin(bundles, eq(bundles.id, docs.bundleId))
-          .where(and(eq(docs.id, id), isNull(bundles.goneAt)))
-      )[0],
-  },
-  run: {
-    noun: "run",
-    find: async (db, id) =>
-      (
-        await db
-          .select(audienceColumns)
-          .from(runs)
-          .innerJoin(bundles, eq(bundles.id, runs.bundleId))
-          .where(and(eq(runs.id, id), isNull(bundles.goneAt)))
-      )[0],
-  },
+  doc: through("doc", docs),
+  run: through("run", runs),
 };
 
 /** The value of path parameter `name` of this request, read against the operation's path. */
