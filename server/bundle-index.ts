@@ -10,9 +10,12 @@ import type { RunService } from "./runs.js";
 import type { Bundle } from "./schemas/common.js";
 import type { BundleStore } from "./store/types.js";
 import { bundleView } from "./views.js";
+import type { BundleAudience } from "./auth/visibility.js";
 
 export class BundleIndex {
   private readonly views = new Map<string, Bundle>();
+  /** Who may see each bundle (its visibility and author), for lists filtered per caller. */
+  private readonly audiences = new Map<string, BundleAudience>();
   private sorted: Bundle[] | null = null;
   private loaded = false;
   private dirty = new Set<string>();
@@ -36,8 +39,15 @@ export class BundleIndex {
     this.runs.events.off("run", this.mark);
   }
 
-  /** Bundles after the slug `after`, by slug; `more` when a next page exists. */
-  async page(limit: number, after?: string): Promise<{ items: Bundle[]; more: boolean }> {
+  /**
+   * Bundles after the slug `after`, by slug; `more` when a next page exists. `visible`: only
+   * the bundles it accepts (what the caller may see; server/auth/visibility.ts).
+   */
+  async page(
+    limit: number,
+    after?: string,
+    visible?: (bundle: BundleAudience) => boolean,
+  ): Promise<{ items: Bundle[]; more: boolean }> {
     await this.fresh();
     const list = this.ordered();
     let lo = 0;
@@ -49,7 +59,15 @@ export class BundleIndex {
         else hi = mid;
       }
     }
-    return { items: list.slice(lo, lo + limit), more: lo + limit < list.length };
+    if (!visible) return { items: list.slice(lo, lo + limit), more: lo + limit < list.length };
+    const items: Bundle[] = [];
+    for (let i = lo; i < list.length; i++) {
+      const view = list[i]!;
+      if (!visible(this.audiences.get(view.id)!)) continue;
+      if (items.length === limit) return { items, more: true };
+      items.push(view);
+    }
+    return { items, more: false };
   }
 
   private ordered(): Bundle[] {
@@ -73,8 +91,16 @@ export class BundleIndex {
         ? await this.store.bundlesByIds(ids)
         : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
       const latest = await this.runs.latestRuns(rows.map((r) => r.doc.id));
-      if (this.loaded) for (const id of ids) this.views.delete(id);
-      for (const r of rows) this.views.set(r.bundle.id, bundleView(r, latest.get(r.doc.id)));
+      if (this.loaded)
+        for (const id of ids) {
+          this.views.delete(id);
+          this.audiences.delete(id);
+        }
+      for (const r of rows) {
+        this.views.set(r.bundle.id, bundleView(r, latest.get(r.doc.id)));
+        const { id, visibility, createdBy } = r.bundle;
+        this.audiences.set(id, { id, visibility, createdBy });
+      }
       this.loaded = true;
       this.sorted = null;
     } catch (err) {

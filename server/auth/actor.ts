@@ -8,7 +8,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../errors.js";
 import type { Env } from "../http.js";
-import { decide, operationOf } from "./permissions.js";
+import { operationOf } from "./permissions.js";
+import { authorize } from "./authorize.js";
 
 /** `user`: a person; `guest`: entered by a share link; `ai`: a coding agent or the reviewer acting on its own. */
 export type ActorKind = "user" | "guest" | "ai";
@@ -20,6 +21,8 @@ export interface Actor {
   name: string;
   kind: ActorKind;
   role: Role;
+  /** A guest's bundle: the one whose share link it entered, the only one it sees. */
+  guestBundleId?: string;
 }
 
 /** In local mode every caller is this one implicit admin (what `GET /me` answers). */
@@ -41,21 +44,16 @@ export function localAuthenticator(actor: Actor = LOCAL_ADMIN): Authenticator {
   return { actorOf: () => Promise.resolve(fixed) };
 }
 
-/** Puts the caller on the context and refuses what the permission table does not allow. */
+/**
+ * Puts the caller on the context and refuses what the permission table does not allow
+ * (401, 403), or a bundle the caller may not see (404): see authorize.ts.
+ */
 export function actorMiddleware(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const d = c.get("deps");
     const actor = await d.auth.actorOf(c.req.raw);
     c.set("actor", actor);
-    const operation = operationOf(c);
-    const decision = decide({ mode: d.mode, actor, operation });
-    if (!decision.allowed)
-      throw new ApiError(
-        decision.code,
-        decision.code === "unauthenticated"
-          ? "sign in first"
-          : `${actor?.name ?? "the caller"} may not ${operation ?? `${c.req.method} ${c.req.path}`}`,
-      );
+    await authorize(c, actor, operationOf(c));
     await next();
   };
 }

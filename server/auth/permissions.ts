@@ -1,12 +1,12 @@
 /**
  * Who may do what: one table from each operation (`METHOD /path` as the OpenAPI document
  * names it, under /api/v1) to the permission it needs, and one function that decides.
- * Routes never check roles themselves: `actorMiddleware` asks `decide` before a route runs.
+ * Routes never check roles themselves: `actorMiddleware` asks `authorize`
+ * (server/auth/authorize.ts), which finds the bundle an operation names, hides it (404)
+ * from a caller who may not see it, and asks `decide` here. docs/permissions.md is the
+ * table for people; test/server/permissions-matrix.test.ts walks every operation against it.
  *
- * Local mode has one person, the local admin: everything is allowed. The role grants below
- * are the hosted-mode defaults to decide against (docs/design.md, "The caller"); hosted
- * mode is not built yet, and `own` will also be granted per resource there (the author of
- * a bundle, the maintainers of a profile).
+ * Local mode has one person, the local admin: everything is allowed.
  */
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
@@ -15,14 +15,21 @@ import type { Actor, Role } from "./actor.js";
 
 /**
  * - `public`: anyone, signed in or not.
- * - `read`: see bundles, docs, runs, profiles; compute things without storing them.
- * - `write`: change bundles and docs (a new version, a thread, a waiver request).
+ * - `self`: the caller's own things (its inbox, its API tokens): any signed-in person, not a guest.
+ * - `read`: see bundles, docs, runs, profiles; compute things without storing them. A guest
+ *   reads only the bundle it entered (and the bundle list, which shows only that bundle).
+ * - `comment`: open a thread for humans on a bundle (a guest may, on the bundle it entered).
+ * - `write`: change bundles and docs (a new version, a thread reply, a waiver request).
  * - `review`: start what calls a model (it spends the token budget).
  * - `approve`: approve a doc, decide on a waiver.
- * - `own`: what the owner of a resource decides (a bundle's visibility and share link; a profile's checks).
+ * - `own`: what the author of the bundle (the member who created it) or an admin decides:
+ *   its visibility, its share link, deleting it.
+ * - `maintain`: what a maintainer of the profile (a member; of any profile, where none is
+ *   named) or an admin does: save a profile, roll it back, read insights.
  * - `admin`: workspace administration.
  */
-export type Permission = "public" | "read" | "write" | "review" | "approve" | "own" | "admin";
+export type Permission =
+  "public" | "self" | "read" | "comment" | "write" | "review" | "approve" | "own" | "maintain" | "admin";
 
 export const PERMISSIONS = {
   // meta, and the pages of the API itself
@@ -35,7 +42,7 @@ export const PERMISSIONS = {
   "GET /bundles": "read",
   "POST /bundles": "write",
   "GET /bundles/{bundleId}": "read",
-  "DELETE /bundles/{bundleId}": "write",
+  "DELETE /bundles/{bundleId}": "own",
   "GET /bundles/{bundleId}/delete-plan": "read",
   "POST /bundles/import/preview": "write",
   "POST /bundles/import": "write",
@@ -96,9 +103,9 @@ export const PERMISSIONS = {
   "POST /docs/{docId}/trace/ids": "write",
   "POST /docs/{docId}/trace/cover": "write",
   "POST /links/suggest": "read",
-  // threads (a guest may open threads for humans on its bundle: decided with threads)
+  // threads (a guest may open threads for humans on the bundle it entered, rule 9)
   "GET /docs/{docId}/threads": "read",
-  "POST /docs/{docId}/threads": "write",
+  "POST /docs/{docId}/threads": "comment",
   "GET /threads/{threadId}": "read",
   "POST /threads/{threadId}/messages": "write",
   "POST /threads/{threadId}/decision": "write",
@@ -116,23 +123,23 @@ export const PERMISSIONS = {
   "POST /docs/{docId}/review-request": "write",
   "POST /docs/{docId}/approve": "approve",
   "GET /people": "read",
-  "GET /inbox": "read",
-  "POST /inbox/seen": "read",
-  "POST /inbox/read": "read",
-  "GET /insights": "read",
+  "GET /inbox": "self",
+  "POST /inbox/seen": "self",
+  "POST /inbox/read": "self",
+  "GET /insights": "maintain",
   // profiles
   "POST /docs/{docId}/adopt": "write",
   "PUT /docs/{docId}/profile": "write",
   "GET /docs/{docId}/assumptions": "read",
   "POST /profiles/guess": "read",
   "GET /profiles": "read",
-  "POST /profiles": "write",
+  "POST /profiles": "admin",
   "GET /profiles/{key}": "read",
-  "PUT /profiles/{key}": "own",
-  "DELETE /profiles/{key}": "own",
-  "PUT /profiles/{key}/maintainers": "own",
+  "PUT /profiles/{key}": "maintain",
+  "DELETE /profiles/{key}": "admin",
+  "PUT /profiles/{key}/maintainers": "admin",
   "GET /profiles/{key}/diff": "read",
-  "POST /profiles/{key}/rollback": "own",
+  "POST /profiles/{key}/rollback": "maintain",
   "GET /profiles/{key}/threads": "read",
   "POST /profiles/{key}/threads": "write",
   // admin
@@ -176,14 +183,49 @@ export const PERMISSIONS = {
 
 export type Operation = keyof typeof PERMISSIONS;
 
-/** What each workspace role is granted (hosted mode); anonymous callers get `public` only. */
+/**
+ * What each role is granted in hosted mode; anonymous callers get `public` only. `own` and
+ * `maintain` are also granted per resource (the bundle's author, the profile's maintainers).
+ */
 export const ROLE_GRANTS: Readonly<Record<Role | "anonymous", readonly Permission[]>> = {
   anonymous: ["public"],
-  guest: ["public", "read"],
-  viewer: ["public", "read"],
-  member: ["public", "read", "write", "review", "approve"],
-  admin: ["public", "read", "write", "review", "approve", "own", "admin"],
+  guest: ["public", "read", "comment"],
+  viewer: ["public", "self", "read"],
+  member: ["public", "self", "read", "comment", "write", "review", "approve"],
+  admin: ["public", "self", "read", "comment", "write", "review", "approve", "own", "maintain", "admin"],
 };
+
+/** Operations that name no bundle but that a guest may still call (the list shows its bundle only). */
+export const GUEST_WORKSPACE_OPERATIONS: ReadonlySet<string> = new Set(["GET /bundles"]);
+
+/** What kind of record a path parameter names, when that record belongs to one bundle. */
+export type ScopeKind = "bundle" | "doc" | "run" | "verification" | "thread" | "waiver" | "handoff";
+
+const SCOPE_OF_SEGMENT: Readonly<Record<string, ScopeKind>> = {
+  bundles: "bundle",
+  docs: "doc",
+  runs: "run",
+  verifications: "verification",
+  threads: "thread",
+  waivers: "waiver",
+  handoffs: "handoff",
+};
+
+/**
+ * The bundle-scoped record an operation names (`/docs/{docId}/…` names a doc), or undefined
+ * for an operation that names none (`/bundles`, `/profiles/{key}`, `/admin/…`).
+ */
+export function scopeOf(operation: string | undefined): { kind: ScopeKind; param: string } | undefined {
+  const m = operation?.match(/^[A-Z]+ \/([a-z-]+)\/\{(\w+)\}/);
+  if (!m) return undefined;
+  const kind = SCOPE_OF_SEGMENT[m[1]!];
+  return kind ? { kind, param: m[2]! } : undefined;
+}
+
+/** The profile an operation names (`/profiles/{key}/…`), for `maintain`. */
+export function profileParamOf(operation: string | undefined): string | undefined {
+  return operation && /^[A-Z]+ \/profiles\/\{key\}/.test(operation) ? "key" : undefined;
+}
 
 export type Decision = { allowed: true } | { allowed: false; code: "unauthenticated" | "forbidden" };
 
@@ -193,22 +235,46 @@ export function permissionOf(operation: string | undefined): Permission | undefi
     : undefined;
 }
 
+/** What the caller is to the resource the operation names (worked out by `authorize`). */
+export interface Relation {
+  /** The caller created the bundle the operation names. */
+  author?: boolean;
+  /** The caller maintains the profile the operation names (or, where it names none, some profile). */
+  maintainer?: boolean;
+}
+
 /**
  * May `actor` do `operation`? Local mode: yes (one person, the local admin). Otherwise by
- * the actor's role; an operation missing from the table is refused (fail closed), and
- * nobody signed in gets 401 rather than 403.
+ * the actor's role and its relation to the resource; an operation missing from the table
+ * is refused (fail closed), and nobody signed in gets 401 rather than 403. A guest may do
+ * what its grants allow only on operations that name a bundle (which `authorize` has
+ * checked is the one it entered), and on `GUEST_WORKSPACE_OPERATIONS`.
  */
 export function decide(input: {
   mode: "local" | "hosted";
   actor: Actor | undefined;
   operation: string | undefined;
+  relation?: Relation;
 }): Decision {
   if (input.mode === "local") return { allowed: true };
   const needed = permissionOf(input.operation);
   if (needed === "public") return { allowed: true };
-  if (!input.actor) return { allowed: false, code: "unauthenticated" };
-  if (needed && ROLE_GRANTS[input.actor.role].includes(needed)) return { allowed: true };
-  return { allowed: false, code: "forbidden" };
+  const { actor, relation = {} } = input;
+  if (!actor) return { allowed: false, code: "unauthenticated" };
+  if (!needed) return { allowed: false, code: "forbidden" };
+  if (
+    actor.role === "guest" &&
+    !scopeOf(input.operation) &&
+    !GUEST_WORKSPACE_OPERATIONS.has(input.operation ?? "")
+  )
+    return { allowed: false, code: "forbidden" };
+  const granted =
+    ROLE_GRANTS[actor.role].includes(needed) ||
+    // Per-resource grants go to members only: a viewer (or a member turned viewer) changes nothing.
+    (actor.role === "member" &&
+      ((needed === "own" && relation.author === true) ||
+        (needed === "maintain" && relation.maintainer === true)));
+  return granted ? { allowed: true } : { allowed: false, code: "forbidden" };
 }
 
 /** The operation a request is routed to (`PUT /docs/{docId}/files/content`), or undefined when no route answers it. */

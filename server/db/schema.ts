@@ -50,6 +50,8 @@ export const bundles = pgTable(
     slug: text("slug").notNull(),
     title: text("title").notNull(),
     visibility: text("visibility").$type<Visibility>(),
+    /** Who created the bundle (its author: `POST /bundles`, import); null when found on disk. */
+    createdBy: text("created_by"),
     /** Id and number of the newest version; 0 and null before the first. */
     headVersionId: uuid("head_version_id"),
     headNumber: bigint("head_number", { mode: "number" }).notNull().default(0),
@@ -400,3 +402,46 @@ export const tokenUse = pgTable("token_use", {
   tokensOut: bigint("tokens_out", { mode: "number" }).notNull().default(0),
   updatedAt: ts("updated_at").notNull(),
 });
+
+// ---------------------------------------------------------------------------------------
+// access (issue 14): share links of bundles and the guests who entered by one
+// (server/auth/share-links.ts, server/auth/guests.ts; docs/permissions.md). Tokens are
+// stored as SHA-256 hashes, never in plain text.
+
+/** Share links; at most one of a bundle is active (not revoked, not expired). */
+export const shareLinks = pgTable(
+  "share_links",
+  {
+    id: uuid("id").primaryKey(),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    /** Null: the link does not expire. */
+    expiresAt: ts("expires_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("share_links_token").on(t.tokenHash), index("share_links_bundle").on(t.bundleId)],
+);
+
+/** Guests: who entered a share link with a display name; the guest cookie names one. */
+export const guests = pgTable(
+  "guests",
+  {
+    id: uuid("id").primaryKey(),
+    shareLinkId: uuid("share_link_id")
+      .notNull()
+      .references(() => shareLinks.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** SHA-256 of the guest cookie's value. */
+    tokenHash: text("token_hash").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [uniqueIndex("guests_token").on(t.tokenHash), index("guests_link").on(t.shareLinkId)],
+);

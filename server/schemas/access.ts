@@ -21,8 +21,14 @@ export const BundleAccessSchema = z
     bundle_id: Uuid,
     visibility: Visibility,
     share: ShareLinkStateSchema,
+    created_by: z
+      .string()
+      .nullable()
+      .openapi({ description: "the author's id (who created the bundle); null for a bundle found on disk" }),
+    audience: z.string().openapi({ description: "who can see the bundle, in words" }),
     people: z.array(z.looseObject({ id: z.string(), name: z.string(), role: z.string() })).openapi({
-      description: "who can see the bundle besides everyone `internal` admits; empty in local mode",
+      description:
+        "who can see the bundle besides the workspace's members: the guests inside by the active share link",
     }),
   })
   .openapi("BundleAccess");

@@ -19,6 +19,7 @@ export function docRecord({ b, d, v }: Row): DocRecord {
       slug: b.slug,
       title: b.title,
       visibility: b.visibility,
+      createdBy: b.createdBy,
       updatedAt: b.updatedAt,
     },
     doc: {

@@ -41,6 +41,8 @@ export interface BundleInfo {
   slug: string;
   title: string;
   visibility: Visibility | null;
+  /** Who created the bundle (its author); null for a bundle found on disk. */
+  createdBy: string | null;
   updatedAt: Date;
 }
 

@@ -1,6 +1,6 @@
 /** Who can see a bundle: access, visibility and the share link of a bundle. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import {
   BundleAccessSchema,
   NewShareLinkBodySchema,
@@ -8,7 +8,14 @@ import {
   VisibilityBodySchema,
 } from "../../schemas/access.js";
 import { BundleIdParams } from "../../schemas/params.js";
-import { noContent, stub } from "../stub.js";
+import { noContent } from "../stub.js";
+import { caller } from "../../auth/actor.js";
+import {
+  bundleAccess,
+  createShareLink as newShareLink,
+  revokeShareLink as revokeLink,
+  setVisibility,
+} from "../../auth/share-links.js";
 
 const tags = ["access"];
 
@@ -60,9 +67,23 @@ export const revokeShareLink = createRoute({
 
 export default function accessRoutes(): Router {
   const r = createRouter();
-  stub(r, getBundleAccess);
-  stub(r, setBundleVisibility);
-  stub(r, createShareLink);
-  stub(r, revokeShareLink);
+  r.openapi(getBundleAccess, async (c) =>
+    c.json(await bundleAccess(deps(c), c.req.valid("param").bundleId), 200),
+  );
+  r.openapi(setBundleVisibility, async (c) => {
+    const { bundleId } = c.req.valid("param");
+    return c.json(await setVisibility(deps(c), bundleId, c.req.valid("json").visibility), 200);
+  });
+  r.openapi(createShareLink, async (c) => {
+    const { bundleId } = c.req.valid("param");
+    const body = (c.req.valid("json") as { expires_in_days?: number } | undefined) ?? {};
+    return c.json(await newShareLink(deps(c), bundleId, caller(c), body.expires_in_days), 201);
+  });
+  r.openapi(revokeShareLink, async (c) => {
+    const { bundleId } = c.req.valid("param");
+    await bundleAccess(deps(c), bundleId); // 404 for a bundle that does not exist
+    await revokeLink(deps(c), bundleId);
+    return c.body(null, 204);
+  });
   return r;
 }

@@ -8,6 +8,8 @@ import { SpecDocSchema } from "../../schemas/common.js";
 import { baseName } from "../../../core/bundle/discover.js";
 import { checkBundleName } from "../../store/import.js";
 import { docView } from "../../views.js";
+import { caller } from "../../auth/actor.js";
+import { recordCreated } from "../../auth/share-links.js";
 
 export const CreateBundleBody = z
   .object({
@@ -71,6 +73,7 @@ export function registerCreateBundle(r: Router): void {
       new Map([[file, new TextEncoder().encode(docFromTemplate(profile, body.title))]]),
     );
     if (id === undefined) throw new Error(`the new bundle ${name} was not found by the scan`);
+    await recordCreated(deps(c), [id], caller(c));
     const row = await store.bundle(id);
     await runs.settled(row.doc.id);
     return c.json(docView(row, (await runs.latestRuns([row.doc.id])).get(row.doc.id)), 201);

@@ -35,6 +35,8 @@ import {
 import type { Limits } from "../../store/local.js";
 import { bundleView } from "../../views.js";
 import { registerCreateBundle } from "./create.js";
+import { caller } from "../../auth/actor.js";
+import { recordCreated } from "../../auth/share-links.js";
 
 const MB = 1024 * 1024;
 
@@ -415,6 +417,7 @@ export function registerBundleWrites(r: Router): void {
       p.limits,
     );
     const ids = await store.addFolder(p.name, files);
+    await recordCreated(deps(c), ids, caller(c));
     const rows = await store.bundlesByIds(ids);
     await Promise.all(rows.map((row) => runs.settled(row.doc.id)));
     const runsByDoc = await runs.latestRuns(rows.map((row) => row.doc.id));

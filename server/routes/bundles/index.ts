@@ -4,6 +4,7 @@ import { ApiError } from "../../errors.js";
 import { BundleIdParams, BundleListSchema, BundleSchema } from "../../schemas/common.js";
 import { bundleView } from "../../views.js";
 import { registerBundleWrites } from "./import.js";
+import { visibleTo } from "../../auth/visibility.js";
 
 const ListQuery = z.object({
   limit: z.coerce
@@ -63,10 +64,13 @@ export default function bundleRoutes() {
       responses: { 200: jsonResponse(BundleListSchema, "A page of bundles, by slug"), ...errorResponses },
     }),
     async (c) => {
-      const { store, index } = deps(c);
+      const { store, index, mode } = deps(c);
       const { limit, cursor } = c.req.valid("query");
-      const page = await index.page(limit, cursor === undefined ? undefined : decodeCursor(cursor));
-      const body: z.infer<typeof BundleListSchema> = { items: page.items, problems: store.problems() };
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const page = await index.page(limit, after, visibleTo(mode, c.get("actor")));
+      // Folders that failed to become bundles are workspace business, not a guest's.
+      const problems = c.get("actor")?.role === "guest" ? [] : store.problems();
+      const body: z.infer<typeof BundleListSchema> = { items: page.items, problems };
       const last = page.items[page.items.length - 1];
       if (page.more && last) body.next_cursor = encodeCursor(last.slug);
       return c.json(body, 200);

@@ -1,9 +1,11 @@
 /** Share links as a guest sees them: GET and POST /share/{token}. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { setCookie } from "hono/cookie";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import { GuestEntryBodySchema, GuestSchema, ShareLinkSchema } from "../../schemas/access.js";
 import { TokenParams } from "../../schemas/params.js";
-import { stub } from "../stub.js";
+import { enterAsGuest, findShareLink, publicBase } from "../../auth/share-links.js";
+import { GUEST_COOKIE } from "../../auth/guests.js";
 
 const tags = ["share"];
 
@@ -35,7 +37,21 @@ export const enterShareLink = createRoute({
 
 export default function shareRoutes(): Router {
   const r = createRouter();
-  stub(r, getShareLink);
-  stub(r, enterShareLink);
+  r.openapi(getShareLink, async (c) => {
+    const { link: _link, ...shared } = await findShareLink(deps(c), c.req.valid("param").token);
+    return c.json(shared, 200);
+  });
+  r.openapi(enterShareLink, async (c) => {
+    const d = deps(c);
+    const entered = await enterAsGuest(d, c.req.valid("param").token, c.req.valid("json").name);
+    setCookie(c, GUEST_COOKIE, entered.cookie, {
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: publicBase(d).startsWith("https:"),
+      path: "/",
+      expires: entered.expires,
+    });
+    return c.json(entered.guest, 200);
+  });
   return r;
 }

@@ -5,6 +5,7 @@ import { ApiError } from "../../errors.js";
 import { BundleListSchema } from "../../schemas/common.js";
 import { bundleView } from "../../views.js";
 import { caller } from "../../auth/actor.js";
+import { recordCreated } from "../../auth/share-links.js";
 
 export const ProfileKey = z
   .string()
@@ -72,6 +73,7 @@ export default function skippedRoutes() {
           );
         }
       });
+      await recordCreated(deps(c), ids, caller(c));
       const items = (await store.bundlesByIds(ids))
         .map((row) => bundleView(row))
         .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
