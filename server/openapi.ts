@@ -14,6 +14,7 @@ import { API_VERSION } from "./version.js";
 /** Tags in the order the document lists them; a family's routes name one of these. */
 export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: "meta", description: "The server and the caller" },
+  { name: "auth", description: "Signing up with an invite, signing in and out, password reset, API tokens" },
   { name: "bundles", description: "Bundles: listing, creating, importing, deleting" },
   { name: "docs", description: "Spec docs" },
   { name: "files", description: "Files of a bundle, its versions, diffs and exports" },

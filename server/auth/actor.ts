@@ -20,6 +20,8 @@ export interface Actor {
   name: string;
   kind: ActorKind;
   role: Role;
+  /** A signed-in person's email address (hosted mode). */
+  email?: string;
 }
 
 /** In local mode every caller is this one implicit admin (what `GET /me` answers). */
