@@ -77,6 +77,8 @@ export interface ServicesConfig {
   guestAuth?: Authenticator;
   /** The address people reach the service at (default: http://localhost:8787). */
   publicUrl?: string;
+  /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
+  passwordCost?: number;
 }
 
 export interface Services extends Deps {
@@ -155,7 +157,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
 
     const bus = new InProcessBus();
     const publicUrl = config.publicUrl ?? DEFAULT_PUBLIC_URL;
-    const accounts = new Accounts(db, () => clock.now(), publicUrl);
+    const accounts = new Accounts(db, () => clock.now(), publicUrl, config.passwordCost);
     const graph: Omit<Deps, "review"> = {
       db,
       store,

@@ -13,7 +13,15 @@ import { readSettings } from "../settings.js";
 import type { Actor } from "./actor.js";
 import { SignInLimiter } from "./rate-limit.js";
 import { actorOfUser, Sessions } from "./sessions.js";
-import { decoyHash, hashPassword, newToken, tokenHash, verifyPassword, weakPasswordReason } from "./secrets.js";
+import {
+  decoyHash,
+  hashPassword,
+  newToken,
+  SCRYPT_LOG2N,
+  tokenHash,
+  verifyPassword,
+  weakPasswordReason,
+} from "./secrets.js";
 
 export const WORKSPACE_ROLES = ["admin", "member", "viewer"] as const;
 export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
@@ -85,6 +93,8 @@ export class Accounts {
     private readonly now: () => Date,
     /** The service's public address (`https://specs.example.com`); links start with it. */
     private readonly publicUrl: string,
+    /** scrypt's cost, log2 of N (default 15; tests use less). */
+    private readonly log2N = SCRYPT_LOG2N,
   ) {
     this.sessions = new Sessions(db, now);
   }
@@ -174,7 +184,7 @@ export class Accounts {
     const [existing] = await this.db.select().from(users).where(eq(users.email, email));
     if (existing && !existing.removedAt)
       throw new ApiError("email_taken", "an account with this email address exists; sign in, or ask an admin for a reset link");
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.log2N);
     const now = this.now();
     try {
       return await this.db.transaction(async (tx) => {
@@ -226,7 +236,7 @@ export class Accounts {
       .from(users)
       .where(and(eq(users.email, email), isNull(users.removedAt)));
     // An unknown address costs as much as a wrong password: the answer's time tells nothing.
-    const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()));
+    const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash(this.log2N)));
     if (!user || !ok) {
       this.limiter.failed(email, address, this.now().getTime());
       throw new ApiError("invalid_credentials", "wrong email address or password");
@@ -271,7 +281,7 @@ export class Accounts {
       .where(and(eq(users.id, link.userId), isNull(users.removedAt)));
     if (!user) throw new ApiError("reset_link_not_found", "the person this link was made for was removed");
     checkPassword(input.password, user);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.log2N);
     return this.db.transaction(async (tx) => {
       const db = tx as unknown as Db;
       const claimed = await db

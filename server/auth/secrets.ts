@@ -29,8 +29,10 @@ export function safeEqual(a: string, b: string): boolean {
 
 // ---- passwords ----
 
-/** scrypt cost: N = 2^15, r = 8 (32 MiB of memory per hash), p = 1: tens of ms per sign-in. */
-const COST = { N: 1 << 15, r: 8, p: 1 } as const;
+/** scrypt cost: N = 2^15, r = 8 (32 MiB of memory per hash), p = 1: tens of ms per sign-in on a quiet core. */
+export const SCRYPT_LOG2N = 15;
+const R = 8;
+const P = 1;
 const KEY_LENGTH = 32;
 const MAX_MEM = 64 * 1024 * 1024;
 
@@ -42,11 +44,15 @@ function scrypt(password: string, salt: Buffer, opts: ScryptOptions): Promise<Bu
   );
 }
 
-/** `scrypt$N$r$p$<salt>$<hash>` (base64), so the cost can be raised later without losing old hashes. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * `scrypt$N$r$p$<salt>$<hash>` (base64): verifying reads the cost from the hash, so the
+ * cost can change without losing old hashes. `log2N` below 15 is for tests only.
+ */
+export async function hashPassword(password: string, log2N = SCRYPT_LOG2N): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, COST);
-  return ["scrypt", COST.N, COST.r, COST.p, salt.toString("base64"), key.toString("base64")].join("$");
+  const N = 2 ** log2N;
+  const key = await scrypt(password, salt, { N, r: R, p: P });
+  return ["scrypt", N, R, P, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -58,9 +64,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A hash no password matches, verified when the email is unknown so that the answer takes as long. */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  return (decoy ??= hashPassword(randomBytes(24).toString("base64")));
+const decoys = new Map<number, Promise<string>>();
+export function decoyHash(log2N = SCRYPT_LOG2N): Promise<string> {
+  let decoy = decoys.get(log2N);
+  if (!decoy) decoys.set(log2N, (decoy = hashPassword(randomBytes(24).toString("base64"), log2N)));
+  return decoy;
 }
 
 // ---- the password rule (docs/accounts.md) ----
