@@ -10,6 +10,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "./http.js";
 import { NotFoundError } from "./errors.js";
 import { API_VERSION } from "./version.js";
+import { applySecurity } from "./auth/openapi-security.js";
 
 /** Tags in the order the document lists them; a family's routes name one of these. */
 export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
@@ -80,7 +81,7 @@ export function buildDocument(api: OpenAPIHono<Env>): Document {
   const known = TAGS.filter((t) => used.has(t.name));
   const others = [...used].filter((t) => !TAGS.some((k) => k.name === t)).sort();
   doc.tags = [...known, ...others.map((name) => ({ name }))];
-  return doc;
+  return applySecurity(doc);
 }
 
 // ---- the page for people ----
