@@ -116,10 +116,14 @@ async function main(): Promise<void> {
       await warmUp(o);
       figures.push(await load(o));
     }
-    console.log(`GET /api/v1/bundles, ${CONNECTIONS} connections, ${SECONDS} s each (one process, in-memory PGlite)`);
+    console.log(
+      `GET /api/v1/bundles, ${CONNECTIONS} connections, ${SECONDS} s each (one process, in-memory PGlite)`,
+    );
     runs.forEach(([name], i) => console.log(row(name, figures[i]!, i === 0 ? undefined : figures[0])));
     const worst = Math.max(figures[1]!.p50, figures[2]!.p50) - figures[0]!.p50;
-    console.log(`authentication adds ${worst.toFixed(2)} ms p50 (aim: under 1 ms) ${worst < 1 ? "OK" : "OVER"}`);
+    console.log(
+      `authentication adds ${worst.toFixed(2)} ms p50 (aim: under 1 ms) ${worst < 1 ? "OK" : "OVER"}`,
+    );
     console.log(
       `sign-in (scrypt N=2^15, r=8): p50 ${quantile(signIns, 0.5).toFixed(0)} ms, max ${signIns.at(-1)!.toFixed(0)} ms over ${SIGN_INS}, one at a time`,
     );

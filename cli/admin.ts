@@ -88,12 +88,15 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
     return 2;
   }
   if (args.length !== expected[command]) {
-    io.err(`spec-review admin ${command}: takes ${expected[command]} argument(s) (see spec-review admin --help)`);
+    io.err(
+      `spec-review admin ${command}: takes ${expected[command]} argument(s) (see spec-review admin --help)`,
+    );
     return 2;
   }
   let url: string;
   try {
-    if (command === "invite" && !values.role) throw new UsageError("invite needs --role admin, member or viewer");
+    if (command === "invite" && !values.role)
+      throw new UsageError("invite needs --role admin, member or viewer");
     url = adminDatabase(values["data-dir"], io.env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
@@ -121,7 +124,9 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
       }
       case "users": {
         for (const p of await accounts.people({ includeRemoved: true }))
-          io.out([p.email, p.role, p.name, p.removed_at ? `removed ${p.removed_at}` : ""].join("\t").trimEnd());
+          io.out(
+            [p.email, p.role, p.name, p.removed_at ? `removed ${p.removed_at}` : ""].join("\t").trimEnd(),
+          );
         break;
       }
       case "set-role": {

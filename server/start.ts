@@ -84,7 +84,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: services.database.kind });
-  if (apiToken) print(`api token: ${apiToken}  (send as Authorization: Bearer <token>; every request needs it)`);
+  if (apiToken)
+    print(`api token: ${apiToken}  (send as Authorization: Bearer <token>; every request needs it)`);
   const invite = await ensureFirstAdminInvite(services);
   if (invite) print(invite);
   return {

@@ -106,7 +106,13 @@ export class Accounts {
   // ---- invites ----
 
   private inviteView(i: typeof invites.$inferSelect): InviteView {
-    const state = i.usedAt ? "used" : i.revokedAt ? "revoked" : i.expiresAt <= this.now() ? "expired" : "unused";
+    const state = i.usedAt
+      ? "used"
+      : i.revokedAt
+        ? "revoked"
+        : i.expiresAt <= this.now()
+          ? "expired"
+          : "unused";
     return {
       id: i.id,
       role: i.role,
@@ -151,12 +157,22 @@ export class Accounts {
     const [row] = await this.db
       .update(invites)
       .set({ revokedAt: this.now() })
-      .where(and(eq(invites.id, id), isNull(invites.usedAt), isNull(invites.revokedAt), gt(invites.expiresAt, this.now())))
+      .where(
+        and(
+          eq(invites.id, id),
+          isNull(invites.usedAt),
+          isNull(invites.revokedAt),
+          gt(invites.expiresAt, this.now()),
+        ),
+      )
       .returning();
     if (row) return this.inviteView(row);
     const [found] = await this.db.select().from(invites).where(eq(invites.id, id));
     if (!found) throw new NotFoundError("invite", id);
-    throw new ApiError("invite_not_revocable", `the invite is ${this.inviteView(found).state}; only an unused one can be revoked`);
+    throw new ApiError(
+      "invite_not_revocable",
+      `the invite is ${this.inviteView(found).state}; only an unused one can be revoked`,
+    );
   }
 
   /** Is there anybody yet (the first start prints an admin invite when not)? */
@@ -166,12 +182,17 @@ export class Accounts {
   }
 
   private async usableInvite(token: string): Promise<typeof invites.$inferSelect> {
-    const [row] = await this.db.select().from(invites).where(eq(invites.tokenHash, tokenHash(token)));
+    const [row] = await this.db
+      .select()
+      .from(invites)
+      .where(eq(invites.tokenHash, tokenHash(token)));
     if (!row) throw new ApiError("invite_not_found", "no invite has this token; ask an admin for a new link");
     const state = this.inviteView(row).state;
-    if (state === "used") throw new ApiError("invite_used", "this invite was used already; ask an admin for a new one");
+    if (state === "used")
+      throw new ApiError("invite_used", "this invite was used already; ask an admin for a new one");
     if (state === "revoked") throw new ApiError("invite_revoked", "an admin revoked this invite");
-    if (state === "expired") throw new ApiError("invite_expired", `this invite expired at ${row.expiresAt.toISOString()}`);
+    if (state === "expired")
+      throw new ApiError("invite_expired", `this invite expired at ${row.expiresAt.toISOString()}`);
     return row;
   }
 
@@ -183,7 +204,10 @@ export class Accounts {
     checkPassword(input.password, { email, name });
     const [existing] = await this.db.select().from(users).where(eq(users.email, email));
     if (existing && !existing.removedAt)
-      throw new ApiError("email_taken", "an account with this email address exists; sign in, or ask an admin for a reset link");
+      throw new ApiError(
+        "email_taken",
+        "an account with this email address exists; sign in, or ask an admin for a reset link",
+      );
     const passwordHash = await hashPassword(input.password, this.log2N);
     const now = this.now();
     try {
@@ -208,14 +232,22 @@ export class Accounts {
         const claimed = await db
           .update(invites)
           .set({ usedAt: now, usedBy: user.id })
-          .where(and(eq(invites.id, invite.id), isNull(invites.usedAt), isNull(invites.revokedAt), gt(invites.expiresAt, now)))
+          .where(
+            and(
+              eq(invites.id, invite.id),
+              isNull(invites.usedAt),
+              isNull(invites.revokedAt),
+              gt(invites.expiresAt, now),
+            ),
+          )
           .returning({ id: invites.id });
         if (claimed.length === 0) throw new ApiError("invite_used", "this invite was used already");
         const session = await this.sessions.open(user.id, db);
         return { actor: actorOfUser(user), session };
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError("email_taken", "an account with this email address exists");
+      if (isUniqueViolation(err))
+        throw new ApiError("email_taken", "an account with this email address exists");
       throw err;
     }
   }
@@ -230,7 +262,9 @@ export class Accounts {
     const email = normalEmail(input.email);
     const wait = this.limiter.retryAfter(email, address, this.now().getTime());
     if (wait > 0)
-      throw new ApiError("rate_limited", `too many failed sign-ins; try again in ${wait} s`, { retry_after: wait });
+      throw new ApiError("rate_limited", `too many failed sign-ins; try again in ${wait} s`, {
+        retry_after: wait,
+      });
     const [user] = await this.db
       .select()
       .from(users)
@@ -248,7 +282,10 @@ export class Accounts {
   // ---- reset links ----
 
   /** A one-time reset link for a person; earlier unused links of that person stop working. */
-  async createResetLink(userId: string, createdBy: string): Promise<{ user_id: string; url: string; expires_at: string }> {
+  async createResetLink(
+    userId: string,
+    createdBy: string,
+  ): Promise<{ user_id: string; url: string; expires_at: string }> {
     const [user] = await this.db
       .select({ id: users.id })
       .from(users)
@@ -262,19 +299,33 @@ export class Accounts {
         .update(resetLinks)
         .set({ revokedAt: now })
         .where(and(eq(resetLinks.userId, userId), isNull(resetLinks.usedAt), isNull(resetLinks.revokedAt)));
-      await tx.insert(resetLinks).values({ id: randomUUID(), tokenHash: tokenHash(token), userId, createdBy, createdAt: now, expiresAt });
+      await tx
+        .insert(resetLinks)
+        .values({
+          id: randomUUID(),
+          tokenHash: tokenHash(token),
+          userId,
+          createdBy,
+          createdAt: now,
+          expiresAt,
+        });
     });
     return { user_id: userId, url: this.link("reset", token), expires_at: expiresAt.toISOString() };
   }
 
   /** Set a new password with a reset link: every session and token of the person ends, and a new session begins. */
   async reset(input: { token: string; password: string }): Promise<SignedIn> {
-    const [link] = await this.db.select().from(resetLinks).where(eq(resetLinks.tokenHash, tokenHash(input.token)));
-    if (!link) throw new ApiError("reset_link_not_found", "no reset link has this token; ask an admin for a new one");
+    const [link] = await this.db
+      .select()
+      .from(resetLinks)
+      .where(eq(resetLinks.tokenHash, tokenHash(input.token)));
+    if (!link)
+      throw new ApiError("reset_link_not_found", "no reset link has this token; ask an admin for a new one");
     if (link.usedAt) throw new ApiError("reset_link_used", "this reset link was used already");
     if (link.revokedAt) throw new ApiError("reset_link_revoked", "a newer reset link replaced this one");
     const now = this.now();
-    if (link.expiresAt <= now) throw new ApiError("reset_link_expired", `this reset link expired at ${link.expiresAt.toISOString()}`);
+    if (link.expiresAt <= now)
+      throw new ApiError("reset_link_expired", `this reset link expired at ${link.expiresAt.toISOString()}`);
     const [user] = await this.db
       .select()
       .from(users)
@@ -330,11 +381,13 @@ export class Accounts {
       .from(users)
       .where(and(eq(users.role, "admin"), isNull(users.removedAt)))
       .limit(2);
-    if (admins.length < 2) throw new ApiError("last_admin", `${user.email} is the only admin; make another admin first`);
+    if (admins.length < 2)
+      throw new ApiError("last_admin", `${user.email} is the only admin; make another admin first`);
   }
 
   async setRole(email: string, role: string): Promise<PersonView> {
-    if (!isWorkspaceRole(role)) throw new ValidationError(`no role ${JSON.stringify(role)}; roles are ${WORKSPACE_ROLES.join(", ")}`);
+    if (!isWorkspaceRole(role))
+      throw new ValidationError(`no role ${JSON.stringify(role)}; roles are ${WORKSPACE_ROLES.join(", ")}`);
     const user = await this.activeUser(email);
     if (role !== "admin") await this.refuseLastAdmin(user);
     await this.db.update(users).set({ role }).where(eq(users.id, user.id));

@@ -12,7 +12,8 @@ export const SECURITY_SCHEMES = {
     type: "apiKey",
     in: "cookie",
     name: SESSION_COOKIE,
-    description: "a signed-in browser's session (POST /auth/sign-in sets it); writes also need a same-origin Origin",
+    description:
+      "a signed-in browser's session (POST /auth/sign-in sets it); writes also need a same-origin Origin",
   },
   bearer: {
     type: "http",

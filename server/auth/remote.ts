@@ -17,7 +17,11 @@ export class RemoteRefused extends Error {
 }
 
 /** The token local mode on `host` needs (undefined on loopback); throws when the host is remote and not allowed. */
-export function localApiToken(mode: "local" | "hosted", host: string, allowRemote: boolean): string | undefined {
+export function localApiToken(
+  mode: "local" | "hosted",
+  host: string,
+  allowRemote: boolean,
+): string | undefined {
   if (mode !== "local" || isLoopbackHost(host)) return undefined;
   if (!allowRemote) throw new RemoteRefused(host);
   return newToken("api");

@@ -3,7 +3,13 @@
  * links) kept only as their SHA-256, passwords hashed with scrypt (memory-hard, node:crypto),
  * and every comparison of secrets in constant time.
  */
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import {
+  createHash,
+  randomBytes,
+  scrypt as scryptCb,
+  timingSafeEqual,
+  type ScryptOptions,
+} from "node:crypto";
 
 /** Prefixes tell a leaked secret's kind at a glance (and let secret scanners find them). */
 export type TokenKind = "session" | "api" | "invite" | "reset";
@@ -59,7 +65,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split("$");
   if (scheme !== "scrypt" || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64");
-  const key = await scrypt(password, Buffer.from(salt, "base64"), { N: Number(n), r: Number(r), p: Number(p) });
+  const key = await scrypt(password, Buffer.from(salt, "base64"), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
@@ -81,15 +91,20 @@ export const PASSWORD_MAX = 256;
  * at least 5 different characters, and not the person's email address or name (nor a
  * password that contains either).
  */
-export function weakPasswordReason(password: string, person: { email?: string; name?: string } = {}): string | undefined {
+export function weakPasswordReason(
+  password: string,
+  person: { email?: string; name?: string } = {},
+): string | undefined {
   const length = [...password].length;
-  if (length < PASSWORD_MIN) return `a password needs at least ${PASSWORD_MIN} characters (this one has ${length})`;
+  if (length < PASSWORD_MIN)
+    return `a password needs at least ${PASSWORD_MIN} characters (this one has ${length})`;
   if (length > PASSWORD_MAX) return `a password has at most ${PASSWORD_MAX} characters`;
   if (new Set(password).size < 5) return "a password needs at least 5 different characters";
   const lower = password.toLowerCase();
   for (const own of [person.email, person.email?.split("@")[0], person.name]) {
     const o = own?.trim().toLowerCase();
-    if (o && o.length >= 4 && lower.includes(o)) return "a password must not contain your email address or name";
+    if (o && o.length >= 4 && lower.includes(o))
+      return "a password must not contain your email address or name";
   }
   return undefined;
 }

@@ -6,9 +6,12 @@ import { z } from "@hono/zod-openapi";
 import { Uuid } from "./common.js";
 import { PASSWORD_MAX, PASSWORD_MIN } from "../auth/secrets.js";
 
-const password = z.string().max(4096).openapi({
-  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, at least 5 different ones, not containing your email address or name`,
-});
+const password = z
+  .string()
+  .max(4096)
+  .openapi({
+    description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, at least 5 different ones, not containing your email address or name`,
+  });
 const secretToken = z.string().min(1).max(200);
 
 export const SignupBodySchema = z
@@ -50,7 +53,9 @@ export const ApiTokenSchema = z
   .openapi("ApiToken", { description: "the token itself is never listed; it appears once, when made" });
 
 export const ApiTokenCreatedSchema = ApiTokenSchema.extend({
-  token: z.string().openapi({ description: "send as `Authorization: Bearer <token>`; returned this one time only" }),
+  token: z
+    .string()
+    .openapi({ description: "send as `Authorization: Bearer <token>`; returned this one time only" }),
 }).openapi("ApiTokenCreated");
 
 export const TokenIdParams = z.object({ tokenId: Uuid.openapi({ param: { name: "tokenId", in: "path" } }) });

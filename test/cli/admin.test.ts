@@ -27,7 +27,15 @@ async function admin(...argv: string[]) {
 
 describe("spec-review admin", { timeout: 120_000 }, () => {
   it("prints an invite, lists people, changes a role and removes a person", async () => {
-    const made = await admin("invite", "--role", "admin", "--data-dir", dir, "--public-url", "https://specs.example.com/");
+    const made = await admin(
+      "invite",
+      "--role",
+      "admin",
+      "--data-dir",
+      dir,
+      "--public-url",
+      "https://specs.example.com/",
+    );
     expect(made.code, made.err).toBe(0);
     expect(made.out).toMatch(/^admin invite: https:\/\/specs\.example\.com\/invite\/sri_[A-Za-z0-9_-]{43}$/m);
     const token = /invite\/(\S+)/.exec(made.out)![1]!;
@@ -37,7 +45,12 @@ describe("spec-review admin", { timeout: 120_000 }, () => {
     let apiToken: string;
     try {
       const accounts = new Accounts(database.db, () => new Date(), "http://localhost", 10);
-      const root = await accounts.signup({ token, name: "Root", email: "root@example.com", password: "a decent passphrase" });
+      const root = await accounts.signup({
+        token,
+        name: "Root",
+        email: "root@example.com",
+        password: "a decent passphrase",
+      });
       const member = await accounts.createInvite("member", "test");
       const m = await accounts.signup({
         token: member.url.split("/invite/")[1]!,
@@ -52,8 +65,13 @@ describe("spec-review admin", { timeout: 120_000 }, () => {
     }
 
     const users = await admin("users", "--data-dir", dir);
-    expect(users.out.split("\n").sort()).toEqual(["mo@example.com\tmember\tMo", "root@example.com\tadmin\tRoot"]);
-    expect((await admin("set-role", "MO@example.com", "viewer", "--data-dir", dir)).out).toBe("mo@example.com is now viewer");
+    expect(users.out.split("\n").sort()).toEqual([
+      "mo@example.com\tmember\tMo",
+      "root@example.com\tadmin\tRoot",
+    ]);
+    expect((await admin("set-role", "MO@example.com", "viewer", "--data-dir", dir)).out).toBe(
+      "mo@example.com is now viewer",
+    );
     const bad = await admin("set-role", "mo@example.com", "owner", "--data-dir", dir);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/no role "owner"/);

@@ -22,7 +22,10 @@ interface Problem {
 type Op = { security?: Array<Record<string, string[]>> };
 let t: TestApp;
 let dir: string;
-let doc: { paths: Record<string, Record<string, Op>>; components: { securitySchemes?: Record<string, unknown> } };
+let doc: {
+  paths: Record<string, Record<string, Op>>;
+  components: { securitySchemes?: Record<string, unknown> };
+};
 
 beforeAll(async () => {
   t = await makeTestApp();
@@ -51,12 +54,19 @@ describe("the OpenAPI document", () => {
     const file = join(dir, "openapi.json");
     writeFileSync(file, JSON.stringify(doc));
     writeFileSync(join(dir, "redocly.yaml"), "extends:\n  - recommended\n");
-    const run = await execa(REDOCLY, ["lint", file, "--config", join(dir, "redocly.yaml"), "--format", "json", "--max-problems", "10000"], {
-      reject: false,
-      cwd: dir,
-      env: { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    });
-    const out = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: Problem[] };
+    const run = await execa(
+      REDOCLY,
+      ["lint", file, "--config", join(dir, "redocly.yaml"), "--format", "json", "--max-problems", "10000"],
+      {
+        reject: false,
+        cwd: dir,
+        env: { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      },
+    );
+    const out = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Problem[];
+    };
     const errors = out.problems
       .filter((p) => p.severity === "error")
       .map((p) => `${p.ruleId} at ${p.location[0]?.pointer ?? "?"}: ${p.message}`);

@@ -6,7 +6,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { IncomingMessage } from "node:http";
-import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Env, type Router } from "../../http.js";
+import {
+  createRouter,
+  deps,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  type Env,
+  type Router,
+} from "../../http.js";
 import { ApiError } from "../../errors.js";
 import type { Actor } from "../../auth/actor.js";
 import { caller } from "../../auth/actor.js";
@@ -31,14 +39,20 @@ const problem = errorResponses[400].content;
 const authErrors = {
   ...errorResponses,
   401: { description: "Not signed in, or wrong credentials", content: problem },
-  403: { description: "Not allowed (a guest has no account; a cookie write from another origin)", content: problem },
+  403: {
+    description: "Not allowed (a guest has no account; a cookie write from another origin)",
+    content: problem,
+  },
   410: { description: "The invite or reset link was used, revoked or has expired", content: problem },
   429: { description: "Too many failed sign-ins (`Retry-After` says how long to wait)", content: problem },
 } as const;
 
 export function hostedOnly(c: Context<Env>): void {
   if (deps(c).mode !== "hosted")
-    throw new ApiError("hosted_only", "local mode has one implicit admin and no accounts; start with --hosted");
+    throw new ApiError(
+      "hosted_only",
+      "local mode has one implicit admin and no accounts; start with --hosted",
+    );
 }
 
 /** The calling person (a guest or an AI actor has no account). */
@@ -94,7 +108,8 @@ const reset = createRoute({
   method: "post",
   path: "/auth/reset",
   operationId: "resetPassword",
-  summary: "set a new password with a reset link; ends every session and API token of the person, then signs in",
+  summary:
+    "set a new password with a reset link; ends every session and API token of the person, then signs in",
   tags,
   request: { body: jsonBody(ResetBodySchema) },
   responses: { 200: jsonResponse(MeSchema, "Signed in with the new password"), ...authErrors },

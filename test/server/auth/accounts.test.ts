@@ -22,9 +22,10 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
     await h.t.close();
   });
 
-  const count = async (table: string) => {
-    const r = await h.t.database.db.execute<{ n: number }>(sql.raw(`select count(*)::int as n from ${table}`));
-    return (Array.isArray(r) ? r : (r as { rows: { n: number }[] }).rows)[0]!.n;
+  const count = async (table: string): Promise<number> => {
+    const r: unknown = await h.t.database.db.execute(sql.raw(`select count(*)::int as n from ${table}`));
+    const rows = (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Array<{ n: number }>;
+    return rows[0]!.n;
   };
 
   describe("signing up with an invite", () => {
@@ -61,14 +62,24 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
       const body = { name: "Bo", email: "bo@example.com", password: PASSWORD };
       const expired = await h.inviteToken("member");
       h.clock.advance(7 * DAY + 1000); // invite_ttl_days defaults to 7
-      await problem(await h.t.req("POST", "/auth/signup", { ...body, token: expired }), 410, "invite_expired");
+      await problem(
+        await h.t.req("POST", "/auth/signup", { ...body, token: expired }),
+        410,
+        "invite_expired",
+      );
       const admin = await h.signUp("admin", "root@example.com");
-      const made = await json<{ id: string; url: string }>(h.as(admin.cookie, "POST", "/admin/invites", { role: "viewer" }));
+      const made = await json<{ id: string; url: string }>(
+        h.as(admin.cookie, "POST", "/admin/invites", { role: "viewer" }),
+      );
       const revoked = await h.as(admin.cookie, "POST", `/admin/invites/${made.id}/revoke`);
       expect((await json<{ state: string }>(revoked)).state).toBe("revoked");
       const token = made.url.split("/invite/")[1]!;
       await problem(await h.t.req("POST", "/auth/signup", { ...body, token }), 410, "invite_revoked");
-      await problem(await h.t.req("POST", "/auth/signup", { ...body, token: "sri_nope" }), 404, "invite_not_found");
+      await problem(
+        await h.t.req("POST", "/auth/signup", { ...body, token: "sri_nope" }),
+        404,
+        "invite_not_found",
+      );
       expect(await count("users")).toBe(1);
     });
 
@@ -126,7 +137,8 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
 
     it("rate limits sign-in per account (429 with Retry-After), even for the right password, until the window passes", async () => {
       await h.signUp("member", "fay@example.com");
-      const attempt = (password: string) => h.t.req("POST", "/auth/sign-in", { email: "fay@example.com", password });
+      const attempt = (password: string) =>
+        h.t.req("POST", "/auth/sign-in", { email: "fay@example.com", password });
       for (let i = 0; i < 5; i++) await problem(await attempt("wrong password!"), 401, "invalid_credentials");
       const limited = await attempt(PASSWORD);
       const body = await problem(limited.clone(), 429, "rate_limited");
@@ -188,21 +200,31 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
       await problem(await h.t.req("GET", "/bundles", undefined, bearer), 401, "invalid_token");
       await problem(await h.as(p.cookie, "DELETE", `/me/tokens/${created.id}`), 404, "not_found");
 
-      const short = await json<{ token: string }>(h.as(p.cookie, "POST", "/me/tokens", { name: "short", expires_in_days: 1 }));
+      const short = await json<{ token: string }>(
+        h.as(p.cookie, "POST", "/me/tokens", { name: "short", expires_in_days: 1 }),
+      );
       const auth = { authorization: `Bearer ${short.token}` };
       expect((await h.t.req("GET", "/bundles", undefined, auth)).status).toBe(200);
       h.clock.advance(DAY + 1000);
       await problem(await h.t.req("GET", "/bundles", undefined, auth), 401, "invalid_token");
-      await problem(await h.t.req("GET", "/me", undefined, { authorization: "Bearer srt_made_up" }), 401, "invalid_token");
+      await problem(
+        await h.t.req("GET", "/me", undefined, { authorization: "Bearer srt_made_up" }),
+        401,
+        "invalid_token",
+      );
     });
 
     it("keeps one person's tokens from another", async () => {
       const a = await h.signUp("member", "ida@example.com");
       const b = await h.signUp("member", "jon@example.com");
-      const made = await json<{ id: string; token: string }>(h.as(a.cookie, "POST", "/me/tokens", { name: "mine" }));
+      const made = await json<{ id: string; token: string }>(
+        h.as(a.cookie, "POST", "/me/tokens", { name: "mine" }),
+      );
       expect((await json<{ items: unknown[] }>(h.as(b.cookie, "GET", "/me/tokens"))).items).toEqual([]);
       await problem(await h.as(b.cookie, "DELETE", `/me/tokens/${made.id}`), 404, "not_found");
-      expect((await h.t.req("GET", "/me", undefined, { authorization: `Bearer ${made.token}` })).status).toBe(200);
+      expect((await h.t.req("GET", "/me", undefined, { authorization: `Bearer ${made.token}` })).status).toBe(
+        200,
+      );
     });
   });
 
@@ -216,26 +238,48 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
       );
       expect(link.user_id).toBe(p.id);
       const resetToken = link.url.split("/reset/")[1]!;
-      expect(JSON.stringify(await h.t.database.db.execute(sql`select * from reset_links`))).not.toContain(resetToken);
+      expect(JSON.stringify(await h.t.database.db.execute(sql`select * from reset_links`))).not.toContain(
+        resetToken,
+      );
 
-      await problem(await h.t.req("POST", "/auth/reset", { token: resetToken, password: "weak" }), 400, "weak_password");
+      await problem(
+        await h.t.req("POST", "/auth/reset", { token: resetToken, password: "weak" }),
+        400,
+        "weak_password",
+      );
       const newPassword = "a much better passphrase 42";
       const res = await h.t.req("POST", "/auth/reset", { token: resetToken, password: newPassword });
       expect(res.status).toBe(200);
       const fresh = sessionCookie(res);
       await problem(await h.as(p.cookie, "GET", "/bundles"), 401, "unauthenticated");
-      await problem(await h.t.req("GET", "/bundles", undefined, { authorization: `Bearer ${token.token}` }), 401, "invalid_token");
+      await problem(
+        await h.t.req("GET", "/bundles", undefined, { authorization: `Bearer ${token.token}` }),
+        401,
+        "invalid_token",
+      );
       expect((await h.as(fresh, "GET", "/bundles")).status).toBe(200);
-      await problem(await h.t.req("POST", "/auth/reset", { token: resetToken, password: newPassword + "!" }), 410, "reset_link_used");
-      await problem(await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD }), 401, "invalid_credentials");
-      expect((await h.t.req("POST", "/auth/sign-in", { email: p.email, password: newPassword })).status).toBe(200);
+      await problem(
+        await h.t.req("POST", "/auth/reset", { token: resetToken, password: newPassword + "!" }),
+        410,
+        "reset_link_used",
+      );
+      await problem(
+        await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD }),
+        401,
+        "invalid_credentials",
+      );
+      expect((await h.t.req("POST", "/auth/sign-in", { email: p.email, password: newPassword })).status).toBe(
+        200,
+      );
     });
 
     it("refuses a replaced, an expired and an unknown reset link; an unknown person is not found", async () => {
       const admin = await h.signUp("admin", "root@example.com");
       const p = await h.signUp("member", "lu@example.com");
       const make = async () =>
-        (await json<{ url: string }>(h.as(admin.cookie, "POST", "/admin/reset-links", { user_id: p.id }))).url.split("/reset/")[1]!;
+        (
+          await json<{ url: string }>(h.as(admin.cookie, "POST", "/admin/reset-links", { user_id: p.id }))
+        ).url.split("/reset/")[1]!;
       const first = await make();
       const second = await make();
       const body = (token: string) => ({ token, password: "another good passphrase" });
@@ -244,11 +288,15 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
       await problem(await h.t.req("POST", "/auth/reset", body(second)), 410, "reset_link_expired");
       await problem(await h.t.req("POST", "/auth/reset", body("srr_nope")), 404, "reset_link_not_found");
       await problem(
-        await h.as(admin.cookie, "POST", "/admin/reset-links", { user_id: "00000000-0000-4000-8000-000000000000" }),
+        await h.as(admin.cookie, "POST", "/admin/reset-links", {
+          user_id: "00000000-0000-4000-8000-000000000000",
+        }),
         404,
         "not_found",
       );
-      expect((await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD })).status).toBe(200);
+      expect((await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD })).status).toBe(
+        200,
+      );
     });
   });
 
@@ -259,16 +307,30 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
       const token = await json<{ token: string }>(h.as(p.cookie, "POST", "/me/tokens", { name: "CI" }));
       await h.t.services.accounts.remove("MAX@example.com");
       await problem(await h.as(p.cookie, "GET", "/bundles"), 401, "unauthenticated");
-      await problem(await h.t.req("GET", "/bundles", undefined, { authorization: `Bearer ${token.token}` }), 401, "invalid_token");
-      await problem(await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD }), 401, "invalid_credentials");
-      const people = await json<{ items: { email: string }[] }>(h.as((await h.signUp("viewer", "v@example.com")).cookie, "GET", "/people"));
+      await problem(
+        await h.t.req("GET", "/bundles", undefined, { authorization: `Bearer ${token.token}` }),
+        401,
+        "invalid_token",
+      );
+      await problem(
+        await h.t.req("POST", "/auth/sign-in", { email: p.email, password: PASSWORD }),
+        401,
+        "invalid_credentials",
+      );
+      const people = await json<{ items: { email: string }[] }>(
+        h.as((await h.signUp("viewer", "v@example.com")).cookie, "GET", "/people"),
+      );
       expect(people.items.map((x) => x.email).sort()).toEqual(["root@example.com", "v@example.com"]);
     });
 
     it("never leaves the workspace without an admin", async () => {
       await h.signUp("admin", "root@example.com");
-      await expect(h.t.services.accounts.remove("root@example.com")).rejects.toMatchObject({ code: "last_admin" });
-      await expect(h.t.services.accounts.setRole("root@example.com", "member")).rejects.toMatchObject({ code: "last_admin" });
+      await expect(h.t.services.accounts.remove("root@example.com")).rejects.toMatchObject({
+        code: "last_admin",
+      });
+      await expect(h.t.services.accounts.setRole("root@example.com", "member")).rejects.toMatchObject({
+        code: "last_admin",
+      });
     });
   });
 
@@ -302,15 +364,25 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
         h.as(admin.cookie, "POST", "/admin/invites", { role: "viewer" }),
       );
       expect(Date.parse(b.expires_at) - Date.parse(b.created_at)).toBe(7 * DAY);
-      const list = await json<{ items: { id: string; state: string }[] }>(h.as(admin.cookie, "GET", "/admin/invites"));
+      const list = await json<{ items: { id: string; state: string }[] }>(
+        h.as(admin.cookie, "GET", "/admin/invites"),
+      );
       expect(list.items.map((i) => i.id).slice(0, 2)).toEqual([b.id, a.id]);
       expect(JSON.stringify(list)).not.toContain("/invite/");
       const stored = JSON.stringify(await h.t.database.db.execute(sql`select * from invites`));
       expect(stored).not.toContain(a.url.split("/invite/")[1]!);
 
-      await problem(await h.as(admin.cookie, "POST", "/admin/invites", { role: "owner" }), 400, "validation_failed");
+      await problem(
+        await h.as(admin.cookie, "POST", "/admin/invites", { role: "owner" }),
+        400,
+        "validation_failed",
+      );
       const used = list.items.find((i) => i.state === "used")!; // the admin's own invite
-      await problem(await h.as(admin.cookie, "POST", `/admin/invites/${used.id}/revoke`), 409, "invite_not_revocable");
+      await problem(
+        await h.as(admin.cookie, "POST", `/admin/invites/${used.id}/revoke`),
+        409,
+        "invite_not_revocable",
+      );
       await problem(
         await h.as(admin.cookie, "POST", "/admin/invites/00000000-0000-4000-8000-000000000000/revoke"),
         404,
@@ -336,7 +408,11 @@ describe("local mode", () => {
     try {
       expect(await json(t.req("GET", "/people"))).toEqual({ items: [] });
       expect(await json(t.req("GET", "/admin/invites"))).toEqual({ items: [] });
-      await problem(await t.req("POST", "/auth/sign-in", { email: "a@b.co", password: "x" }), 409, "hosted_only");
+      await problem(
+        await t.req("POST", "/auth/sign-in", { email: "a@b.co", password: "x" }),
+        409,
+        "hosted_only",
+      );
       await problem(await t.req("POST", "/admin/invites", { role: "member" }), 409, "hosted_only");
       await problem(await t.req("GET", "/me/tokens"), 409, "hosted_only");
     } finally {

@@ -44,7 +44,13 @@ export class Hosted {
   }
 
   /** A request as a browser of this service would send it (same Origin on writes). */
-  as(cookie: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  as(
+    cookie: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const h: Record<string, string> = { ...headers };
     if (cookie) h.cookie = cookie;
     if (method !== "GET" && !("origin" in h)) h.origin = "http://localhost";

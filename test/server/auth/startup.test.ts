@@ -35,7 +35,8 @@ const base = () => {
 
 describe("local mode beyond loopback", { timeout: 120_000 }, () => {
   it("knows loopback addresses", () => {
-    for (const h of ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"]) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"])
+      expect(isLoopbackHost(h), h).toBe(true);
     for (const h of ["0.0.0.0", "::", "192.168.1.4", "example.com"]) expect(isLoopbackHost(h), h).toBe(false);
   });
 
@@ -45,14 +46,23 @@ describe("local mode beyond loopback", { timeout: 120_000 }, () => {
 
   it("with --allow-remote, needs the printed token on every request", async () => {
     const lines: string[] = [];
-    const server = await startServer({ ...base(), host: "0.0.0.0", allowRemote: true, print: (l) => lines.push(l) });
+    const server = await startServer({
+      ...base(),
+      host: "0.0.0.0",
+      allowRemote: true,
+      print: (l) => lines.push(l),
+    });
     try {
       const token = /^api token: (srt_\S+)/.exec(lines.join("\n"))?.[1];
       expect(token, lines.join("\n")).toBeDefined();
       const url = `http://127.0.0.1:${server.port}/api/v1`;
       await problem(await fetch(`${url}/bundles`), 401, "unauthenticated");
       await problem(await fetch(`${url}/meta`), 401, "unauthenticated");
-      await problem(await fetch(`${url}/bundles`, { headers: { authorization: "Bearer srt_wrong" } }), 401, "invalid_token");
+      await problem(
+        await fetch(`${url}/bundles`, { headers: { authorization: "Bearer srt_wrong" } }),
+        401,
+        "invalid_token",
+      );
       const ok = await fetch(`${url}/bundles`, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
     } finally {
@@ -79,12 +89,22 @@ describe("the first admin invite", { timeout: 120_000 }, () => {
       const line = await ensureFirstAdminInvite(t.services);
       expect(line).toMatch(/^admin invite: http:\/\/localhost:8787\/invite\/sri_\S+$/);
       const token = line!.split("/invite/")[1]!;
-      const res = await t.req("POST", "/auth/signup", { token, name: "Root", email: "root@example.com", password: PASSWORD });
+      const res = await t.req("POST", "/auth/signup", {
+        token,
+        name: "Root",
+        email: "root@example.com",
+        password: PASSWORD,
+      });
       expect(res.status).toBe(201);
       expect(((await res.json()) as { user: { role: string } }).user.role).toBe("admin");
       expect(await ensureFirstAdminInvite(t.services)).toBeUndefined();
       await problem(
-        await t.req("POST", "/auth/signup", { token, name: "Eve", email: "eve@example.com", password: PASSWORD }),
+        await t.req("POST", "/auth/signup", {
+          token,
+          name: "Eve",
+          email: "eve@example.com",
+          password: PASSWORD,
+        }),
         410,
         "invite_used",
       );
