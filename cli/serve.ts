@@ -26,6 +26,8 @@ Options:
   --data-dir <dir>  where the embedded database lives (default <folder>/.spec-review/data/)
   --profiles <dir>  add a folder of profiles (<key>/profile.yaml); repeatable
   --no-watch        do not watch the folder; edits on disk are picked up on reads
+  --allow-remote    listen on an address other machines reach (local mode has no sign-in:
+                    every request then needs the API token printed at start, as a bearer token)
   -h, --help        show this help
 
 Environment:
@@ -50,6 +52,7 @@ export interface ServeOptions {
   /** Profile folders: the served folder's own, then each --profiles. */
   profileDirs: string[];
   watch: boolean;
+  allowRemote: boolean;
 }
 
 export function parseServeArgs(argv: string[]): ServeOptions | "help" {
@@ -64,6 +67,7 @@ export function parseServeArgs(argv: string[]): ServeOptions | "help" {
         "data-dir": { type: "string" },
         profiles: { type: "string", multiple: true },
         "no-watch": { type: "boolean" },
+        "allow-remote": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -102,6 +106,7 @@ export function parseServeArgs(argv: string[]): ServeOptions | "help" {
     defaultDataDir: values["data-dir"] === undefined,
     profileDirs,
     watch: !values["no-watch"],
+    allowRemote: values["allow-remote"] ?? false,
   };
 }
 
@@ -128,12 +133,20 @@ export async function serveCommand(argv: string[]): Promise<number> {
       );
   }
   const { startServer } = await import("../server/start.js");
-  const server = await startServer({
-    ...opts,
-    databaseUrl: process.env.DATABASE_URL,
-    debug: process.env.LOG_LEVEL === "debug",
-    prepareDataDir,
-  });
+  const { RemoteRefused } = await import("../server/auth/remote.js");
+  let server;
+  try {
+    server = await startServer({
+      ...opts,
+      databaseUrl: process.env.DATABASE_URL,
+      debug: process.env.LOG_LEVEL === "debug",
+      prepareDataDir,
+    });
+  } catch (err) {
+    if (!(err instanceof RemoteRefused)) throw err;
+    process.stderr.write(`spec-review serve: ${err.message}\n`);
+    return 2;
+  }
   process.stderr.write(
     `spec-review serving ${opts.folder} at ${server.url}/api/v1 (docs: ${server.url}/api/v1/docs)\n`,
   );

@@ -14,6 +14,8 @@ import { API_PREFIX } from "./version.js";
 import { actorMiddleware } from "./auth/actor.js";
 import { requestGuard, type HttpOptions } from "./middleware/guard.js";
 import { bodyLimit } from "./middleware/body-limit.js";
+import { cookieCsrf } from "./middleware/csrf.js";
+import { remoteToken } from "./middleware/remote-token.js";
 import { redact } from "./redact.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
@@ -43,10 +45,10 @@ export function lowerCaseIds(request: Request): Request {
 
 function problemResponse(c: Context, err: ApiError): Response {
   // No answer carries a secret, whatever an error message picked up (a provider's echo, a CLI's stderr).
-  return new Response(redact(JSON.stringify(problemOf(err, c.req.path))), {
-    status: err.status,
-    headers: { "content-type": "application/problem+json" },
-  });
+  const headers: Record<string, string> = { "content-type": "application/problem+json" };
+  // 429 `rate_limited` says how long to wait, in the body and in Retry-After.
+  if (typeof err.extra.retry_after === "number") headers["retry-after"] = String(err.extra.retry_after);
+  return new Response(redact(JSON.stringify(problemOf(err, c.req.path))), { status: err.status, headers });
 }
 
 /**
@@ -63,6 +65,8 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
     await next();
   });
   app.use("*", requestGuard(http, deps.mode));
+  if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
+  app.use("*", cookieCsrf());
   app.use("*", bodyLimit());
   app.use("*", actorMiddleware());
 

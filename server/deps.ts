@@ -13,6 +13,7 @@ import type { RunBus } from "./jobs/bus.js";
 import type { HeavyPool } from "./heavy/pool.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
+import type { Accounts } from "./auth/accounts.js";
 import { redact } from "./redact.js";
 
 export interface Clock {
@@ -45,6 +46,10 @@ export interface Deps {
   review: ReviewService;
   /** Who a request comes from (the actor middleware asks it). */
   auth: Authenticator;
+  /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */
+  accounts: Accounts;
+  /** The address people reach the service at; links (invites, reset links) start with it. */
+  publicUrl?: string;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

@@ -50,6 +50,27 @@ export const ERROR_CODES = {
   model_failed: { status: 502, title: "The model did not give a usable answer" },
   internal_error: { status: 500, title: "Internal server error" },
   not_implemented: { status: 501, title: "Not implemented yet" },
+  // accounts and sign-in (docs/accounts.md)
+  weak_password: { status: 400, title: "The password does not meet the password rule" },
+  invalid_credentials: { status: 401, title: "Wrong email address or password" },
+  invalid_token: { status: 401, title: "The API token is unknown, revoked or expired" },
+  origin_required: {
+    status: 403,
+    title: "A change made with a cookie needs an Origin or Sec-Fetch-Site header",
+  },
+  invite_not_found: { status: 404, title: "No such invite" },
+  reset_link_not_found: { status: 404, title: "No such reset link" },
+  email_taken: { status: 409, title: "An account with that email address exists" },
+  invite_not_revocable: { status: 409, title: "Only an unused invite can be revoked" },
+  last_admin: { status: 409, title: "The workspace would have no admin left" },
+  hosted_only: { status: 409, title: "Accounts exist in hosted mode only" },
+  invite_used: { status: 410, title: "The invite was used" },
+  invite_expired: { status: 410, title: "The invite has expired" },
+  invite_revoked: { status: 410, title: "The invite was revoked" },
+  reset_link_used: { status: 410, title: "The reset link was used" },
+  reset_link_expired: { status: 410, title: "The reset link has expired" },
+  reset_link_revoked: { status: 410, title: "A newer reset link replaced this one" },
+  rate_limited: { status: 429, title: "Too many attempts; wait and try again" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,10 +10,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env } from "./http.js";
 import { NotFoundError } from "./errors.js";
 import { API_VERSION } from "./version.js";
+import { applySecurity } from "./auth/openapi-security.js";
 
 /** Tags in the order the document lists them; a family's routes name one of these. */
 export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: "meta", description: "The server and the caller" },
+  { name: "auth", description: "Signing up with an invite, signing in and out, password reset, API tokens" },
   { name: "bundles", description: "Bundles: listing, creating, importing, deleting" },
   { name: "docs", description: "Spec docs" },
   { name: "files", description: "Files of a bundle, its versions, diffs and exports" },
@@ -79,7 +81,7 @@ export function buildDocument(api: OpenAPIHono<Env>): Document {
   const known = TAGS.filter((t) => used.has(t.name));
   const others = [...used].filter((t) => !TAGS.some((k) => k.name === t)).sort();
   doc.tags = [...known, ...others.map((name) => ({ name }))];
-  return doc;
+  return applySecurity(doc);
 }
 
 // ---- the page for people ----

@@ -29,9 +29,11 @@ import type { ReviewWorker, WorkerOptions } from "./jobs/worker.js";
 import { ReviewService } from "./review/service.js";
 import { createReviewWorker } from "./review/worker.js";
 import { localAuthenticator, type Actor, type Authenticator } from "./auth/actor.js";
+import { Accounts } from "./auth/accounts.js";
+import { hostedAuthenticator } from "./auth/hosted.js";
 
-/** Until accounts exist, a hosted graph knows nobody. */
-const anonymous: Authenticator = { actorOf: () => Promise.resolve(undefined) };
+/** Links the service makes point here when no public URL is configured. */
+export const DEFAULT_PUBLIC_URL = "http://localhost:8787";
 
 export interface ServicesConfig {
   /**
@@ -69,8 +71,14 @@ export interface ServicesConfig {
   models?: { clientFor?: ClientFactory; callTimeoutMs?: number; testTimeoutMs?: number };
   /** The caller in local mode (default: the local admin). */
   actor?: Actor;
-  /** Who calls: overrides the default (the local admin in local mode, nobody in hosted mode). */
+  /** Who calls: overrides the default (the local admin in local mode; bearer token, session cookie, then `guestAuth` in hosted mode). */
   auth?: Authenticator;
+  /** Hosted mode: the guest cookie's authenticator (share links), asked after the token and the session. */
+  guestAuth?: Authenticator;
+  /** The address people reach the service at (default: http://localhost:8787). */
+  publicUrl?: string;
+  /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
+  passwordCost?: number;
 }
 
 export interface Services extends Deps {
@@ -148,6 +156,8 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     await store.start();
 
     const bus = new InProcessBus();
+    const publicUrl = config.publicUrl ?? DEFAULT_PUBLIC_URL;
+    const accounts = new Accounts(db, () => clock.now(), publicUrl, config.passwordCost);
     const graph: Omit<Deps, "review"> = {
       db,
       store,
@@ -158,7 +168,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       budget,
       bus,
       heavy,
-      auth: config.auth ?? (config.mode === "local" ? localAuthenticator(config.actor) : anonymous),
+      auth:
+        config.auth ??
+        (config.mode === "local"
+          ? localAuthenticator(config.actor)
+          : hostedAuthenticator(accounts.sessions, config.guestAuth)),
+      accounts,
+      publicUrl,
       clock,
       logger,
       mode: config.mode,

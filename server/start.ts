@@ -5,6 +5,8 @@ import { serve } from "@hono/node-server";
 import { createApp, type HttpOptions } from "./app.js";
 import { jsonLogger, systemClock } from "./deps.js";
 import { createServices } from "./services.js";
+import { ensureFirstAdminInvite } from "./auth/first-admin.js";
+import { localApiToken } from "./auth/remote.js";
 
 /** A comma-separated list from the environment, without blanks. */
 function listFromEnv(value: string | undefined): string[] {
@@ -24,6 +26,10 @@ export interface StartOptions {
   watch: boolean;
   databaseUrl?: string;
   debug?: boolean;
+  /** Local mode on an address other than loopback: allowed only with this, and then every request needs the printed API token. */
+  allowRemote?: boolean;
+  /** Where start-up lines for the operator go (the admin invite, the API token); default: stderr. */
+  print?: (line: string) => void;
   prepareDataDir: (dir: string) => void;
 }
 
@@ -35,6 +41,9 @@ export interface RunningServer {
 
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const logger = jsonLogger({ debug: opts.debug });
+  const print = opts.print ?? ((line: string) => process.stderr.write(line + "\n"));
+  // Local mode has no sign-in: beyond loopback it needs --allow-remote, and then a token on every request.
+  const apiToken = localApiToken("local", opts.host, opts.allowRemote ?? false);
   let url = opts.databaseUrl;
   if (!url) {
     opts.prepareDataDir(opts.dataDir);
@@ -58,6 +67,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const http: HttpOptions = {
     allowedHosts: [opts.host, ...listFromEnv(process.env.SPEC_REVIEW_ALLOWED_HOSTS)],
     corsOrigins: listFromEnv(process.env.SPEC_REVIEW_CORS_ORIGINS),
+    apiToken,
   };
   const app = createApp(services, http);
   let server: ReturnType<typeof serve>;
@@ -74,6 +84,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: services.database.kind });
+  if (apiToken)
+    print(`api token: ${apiToken}  (send as Authorization: Bearer <token>; every request needs it)`);
+  const invite = await ensureFirstAdminInvite(services);
+  if (invite) print(invite);
   return {
     url: `http://${host}:${port}`,
     port,

@@ -23,6 +23,8 @@ export interface Actor {
   role: Role;
   /** A guest's bundle: the one whose share link it entered, the only one it sees. */
   guestBundleId?: string;
+  /** A signed-in person's email address (hosted mode). */
+  email?: string;
 }
 
 /** In local mode every caller is this one implicit admin (what `GET /me` answers). */

@@ -38,6 +38,14 @@ export const PERMISSIONS = {
   "GET /openapi.json": "public",
   "GET /docs": "public",
   "GET /docs/assets/{file}": "public",
+  // accounts and sign-in (not in the contract; docs/accounts.md). A guest has no tokens (the route refuses).
+  "POST /auth/signup": "public",
+  "POST /auth/sign-in": "public",
+  "POST /auth/sign-out": "public",
+  "POST /auth/reset": "public",
+  "GET /me/tokens": "read",
+  "POST /me/tokens": "read",
+  "DELETE /me/tokens/{tokenId}": "read",
   // bundles
   "GET /bundles": "read",
   "POST /bundles": "write",

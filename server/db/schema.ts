@@ -444,4 +444,93 @@ export const guests = pgTable(
     expiresAt: ts("expires_at").notNull(),
   },
   (t) => [uniqueIndex("guests_token").on(t.tokenHash), index("guests_link").on(t.shareLinkId)],
+
+);
+
+// ---- branch `auth`: accounts, sessions, API tokens, invites, reset links (server/auth) ----
+
+/** A person of a hosted workspace. `removed_at` set: offboarded (sessions and tokens gone, sign-in refused). */
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey(),
+    /** Lower-cased; one account per address. */
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    /** `admin`, `member` or `viewer`. */
+    role: text("role").notNull(),
+    /** `scrypt$N$r$p$<salt b64>$<hash b64>` (server/auth/passwords.ts). */
+    passwordHash: text("password_hash").notNull(),
+    createdAt: ts("created_at").notNull(),
+    removedAt: ts("removed_at"),
+  },
+  (t) => [uniqueIndex("users_email").on(t.email)],
+);
+
+/** A signed-in browser: the cookie holds the token, the table only its SHA-256. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+/** An API token for scripts, the Action and coding agents (`Authorization: Bearer`); only its SHA-256 is kept. */
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: uuid("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** The token's last 4 characters, to tell tokens apart in a list. */
+    last4: text("last4").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    lastUsedAt: ts("last_used_at"),
+  },
+  (t) => [uniqueIndex("api_tokens_hash").on(t.tokenHash), index("api_tokens_user").on(t.userId)],
+);
+
+/** A single-use invite with a role; only the token's SHA-256 is kept. */
+export const invites = pgTable(
+  "invites",
+  {
+    id: uuid("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    role: text("role").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedBy: uuid("used_by"),
+    usedAt: ts("used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("invites_hash").on(t.tokenHash), index("invites_created").on(t.createdAt)],
+);
+
+/** A one-time password reset link for one user; a newer link revokes the older ones. */
+export const resetLinks = pgTable(
+  "reset_links",
+  {
+    id: uuid("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("reset_links_hash").on(t.tokenHash), index("reset_links_user").on(t.userId)],
 );

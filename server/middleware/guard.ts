@@ -22,6 +22,8 @@ export interface HttpOptions {
   port?: number;
   /** Origins granted CORS (and allowed to make state-changing requests); none by default. */
   corsOrigins?: string[];
+  /** Local mode with --allow-remote: every request needs this token as `Authorization: Bearer` (middleware/remote-token.ts). */
+  apiToken?: string;
 }
 
 const LOOPBACK = ["localhost", "127.0.0.1", "::1"];

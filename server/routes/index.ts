@@ -20,9 +20,11 @@ import bundles from "./bundles/index.js";
 import docs from "./docs/index.js";
 import skipped from "./skipped/index.js";
 import render from "./render/index.js";
+import auth from "./auth/index.js";
 
 export const routeFamilies: Array<() => Router> = [
   meta,
+  auth,
   bundles,
   docs,
   skipped,

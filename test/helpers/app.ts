@@ -131,6 +131,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Who may reach the app (allowed hosts, port, CORS origins); default: loopback names only. */
   http?: HttpOptions;
+  /** scrypt's cost for password hashes, log2 of N (default: the service's, 15). */
+  passwordCost?: number;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -156,6 +158,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     actor: opts.actor,
     auth: opts.auth,
+    passwordCost: opts.passwordCost,
   });
   const app = createApp(services, opts.http);
   const { store, runs, index, profiles, models, budget, worker, bus, review } = services;

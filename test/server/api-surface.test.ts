@@ -106,7 +106,7 @@ describe("the API surface", () => {
       reason: "short",
     });
     await problem(res, 501, "not_implemented");
-    const garbage = await t.req("POST", "/admin/invites", "not json", { "content-type": "application/json" });
+    const garbage = await t.req("POST", "/admin/mcp", "not json", { "content-type": "application/json" });
     await problem(garbage, 501, "not_implemented");
   });
 

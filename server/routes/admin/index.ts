@@ -28,16 +28,8 @@ import {
   unassignRole,
   updateBackend,
 } from "./models.js";
-import {
-  createInvite,
-  createResetLink,
-  getBudget,
-  getSettings,
-  listInvites,
-  putBudget,
-  putSettings,
-  revokeInvite,
-} from "./workspace.js";
+import { getBudget, getSettings, putBudget, putSettings } from "./workspace.js";
+import { mountInvites } from "./invites.js";
 
 /** The backends and roles service; a server started without a secret key has none. */
 function models(c: Context<Env>): ModelService {
@@ -66,10 +58,7 @@ export default function adminRoutes(): Router {
   r.openapi(putSettings, async (c) =>
     c.json(await writeSettings(deps(c).db, c.req.valid("json"), deps(c).clock.now()), 200),
   );
-  stub(r, listInvites);
-  stub(r, createInvite);
-  stub(r, revokeInvite);
-  stub(r, createResetLink);
+  mountInvites(r);
   r.openapi(getBudget, async (c) => c.json(await budget(c).status(deps(c).clock.now()), 200));
   r.openapi(putBudget, async (c) => {
     const now = deps(c).clock.now();

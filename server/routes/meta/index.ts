@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Actor } from "../../auth/actor.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { API_VERSION } from "../../version.js";
 
@@ -11,12 +12,25 @@ export const MetaSchema = z
   .openapi("Meta");
 
 export const UserSchema = z
-  .object({ id: z.string(), name: z.string(), kind: z.enum(["user", "guest", "ai"]), role: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(["user", "guest", "ai"]),
+    role: z.string(),
+    email: z.string().optional().openapi({ description: "a signed-in person's (hosted mode)" }),
+  })
   .openapi("User");
 
 export const MeSchema = z
   .object({ signed_in: z.boolean(), user: UserSchema.optional(), mode: z.enum(["local", "hosted"]) })
   .openapi("Me");
+
+/** The answer of `GET /me` (and of signing in) for a caller. */
+export function meOf(mode: "local" | "hosted", actor: Actor | undefined): z.infer<typeof MeSchema> {
+  if (!actor) return { signed_in: false, mode };
+  const { id, name, kind, role, email } = actor;
+  return { signed_in: true, user: { id, name, kind, role, ...(email ? { email } : {}) }, mode };
+}
 
 export default function metaRoutes() {
   const r = createRouter();
@@ -43,11 +57,7 @@ export default function metaRoutes() {
     }),
     (c) => {
       // In local mode the caller is always the local admin (server/auth/actor.ts).
-      const { mode } = deps(c);
-      const actor = c.get("actor");
-      if (!actor) return c.json({ signed_in: false, mode }, 200);
-      const { id, name, kind, role } = actor;
-      return c.json({ signed_in: true, user: { id, name, kind, role }, mode }, 200);
+      return c.json(meOf(deps(c).mode, c.get("actor")), 200);
     },
   );
   return r;

@@ -1,6 +1,6 @@
 /** Review status and approval, people, the inbox, insights. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import { DocIdParams, PageQuery } from "../../schemas/params.js";
 import {
   ApproveBodySchema,
@@ -100,7 +100,13 @@ export default function statusRoutes(): Router {
   stub(r, getReviewStatus);
   stub(r, requestReview);
   stub(r, approveDoc);
-  stub(r, listPeople);
+  r.openapi(listPeople, async (c) => {
+    const d = deps(c);
+    // Local mode has one implicit admin and no members.
+    if (d.mode !== "hosted") return c.json({ items: [] }, 200);
+    const people = await d.accounts.people();
+    return c.json({ items: people.map(({ id, name, email, role }) => ({ id, name, email, role })) }, 200);
+  });
   stub(r, getInbox);
   stub(r, markInboxSeen);
   stub(r, markInboxItemRead);

@@ -1,0 +1,90 @@
+CREATE TABLE "api_tokens" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"token_hash" text NOT NULL,
+	"user_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"last4" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"last_used_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "guests" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"share_link_id" uuid NOT NULL,
+	"bundle_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "invites" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"token_hash" text NOT NULL,
+	"role" text NOT NULL,
+	"created_by" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_by" uuid,
+	"used_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "reset_links" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"token_hash" text NOT NULL,
+	"user_id" uuid NOT NULL,
+	"created_by" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "sessions" (
+	"token_hash" text PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "share_links" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"bundle_id" uuid NOT NULL,
+	"token_hash" text NOT NULL,
+	"created_by" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone,
+	"revoked_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "users" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"email" text NOT NULL,
+	"name" text NOT NULL,
+	"role" text NOT NULL,
+	"password_hash" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	"removed_at" timestamp with time zone
+);
+--> statement-breakpoint
+ALTER TABLE "bundles" ADD COLUMN "created_by" text;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "guests" ADD CONSTRAINT "guests_share_link_id_share_links_id_fk" FOREIGN KEY ("share_link_id") REFERENCES "public"."share_links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "guests" ADD CONSTRAINT "guests_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "reset_links" ADD CONSTRAINT "reset_links_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "sessions" ADD CONSTRAINT "sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "share_links" ADD CONSTRAINT "share_links_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "api_tokens_hash" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "api_tokens_user" ON "api_tokens" USING btree ("user_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "guests_token" ON "guests" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "guests_link" ON "guests" USING btree ("share_link_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "invites_hash" ON "invites" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "invites_created" ON "invites" USING btree ("created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "reset_links_hash" ON "reset_links" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "reset_links_user" ON "reset_links" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "sessions_user" ON "sessions" USING btree ("user_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "share_links_token" ON "share_links" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "share_links_bundle" ON "share_links" USING btree ("bundle_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "users_email" ON "users" USING btree ("email");
