@@ -666,6 +666,7 @@ export class LocalStore implements BundleStore {
     const headId = state.headId!;
     const { mtimes, undo } = await applyToDisk(dir, state.files, changes, {
       storedBytes: async (path) => (await this.versionRepo.fileBytes(headId, path)).bytes,
+      onWriting: (abs) => this.watcher?.willWrite(abs),
       onWritten: (abs, m) => this.watcher?.wrote(abs, m),
     });
     for (const [path, m] of mtimes) next.set(path, { ...next.get(path)!, mtimeMs: m });

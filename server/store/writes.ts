@@ -136,7 +136,9 @@ export async function applyToDisk(
   opts: {
     /** The bytes of a current file, to put it back (from the head version's blobs). */
     storedBytes: (path: string) => Promise<Uint8Array>;
-    onWritten: (abs: string, mtimeMs: number) => void;
+    /** Before a file is written, then after (its new mtime; undefined when the write failed). */
+    onWriting: (abs: string) => void;
+    onWritten: (abs: string, mtimeMs?: number) => void;
   },
 ): Promise<{ mtimes: Map<string, number>; undo: () => Promise<void> }> {
   const steps: Array<() => Promise<void>> = [];
@@ -151,19 +153,28 @@ export async function applyToDisk(
       if (ch.bytes !== null && old?.sha256 === sha256(ch.bytes)) continue;
       // The disk matches the head here (the caller synced it), so an undo restores the
       // head's bytes, read back from the version only if the undo is needed.
+      const restore = async () =>
+        old ? atomicWrite(abs, await opts.storedBytes(ch.path)) : removeFile(abs, bundleDir);
+      if (ch.bytes === null) {
+        try {
+          await removeFile(abs, bundleDir);
+        } catch (err) {
+          throw pathError(err, ch.path);
+        }
+        steps.push(restore);
+        continue;
+      }
+      opts.onWriting(abs);
+      let mtime: number | undefined;
       try {
-        if (ch.bytes === null) await removeFile(abs, bundleDir);
-        else await atomicWrite(abs, ch.bytes);
+        await atomicWrite(abs, ch.bytes);
+        steps.push(restore);
+        mtime = Math.floor((await stat(abs)).mtimeMs);
+        mtimes.set(ch.path, mtime);
       } catch (err) {
         throw pathError(err, ch.path);
-      }
-      steps.push(async () =>
-        old ? atomicWrite(abs, await opts.storedBytes(ch.path)) : removeFile(abs, bundleDir),
-      );
-      if (ch.bytes !== null) {
-        const m = Math.floor((await stat(abs)).mtimeMs);
-        mtimes.set(ch.path, m);
-        opts.onWritten(abs, m);
+      } finally {
+        opts.onWritten(abs, mtime);
       }
     }
     return { mtimes, undo };
