@@ -640,7 +640,8 @@ export class LocalStore implements BundleStore {
   ): Promise<WriteResult> {
     const limits = await this.limits();
     const dir = this.bundleDir(state);
-    for (const ch of changes) await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed);
+    for (const ch of changes)
+      await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed, state.files.has(ch.path));
     const { next, newBlobs } = nextFiles(state.files, changes, limits);
     const docPath = newDocPath ?? state.docPath;
     const mainInfo = checkSpecDocRules(docPath, changes);

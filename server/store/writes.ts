@@ -61,12 +61,17 @@ export function sameFiles(a: ReadonlyMap<string, FileState>, b: ReadonlyMap<stri
   return true;
 }
 
-/** A path of a write: not inside a nested bundle, not through a symlink leading outside. */
+/**
+ * A path of a write: not inside a nested bundle, not through a symlink leading outside.
+ * `known`: the walk of the bundle just listed this path as a regular file (a walk never
+ * goes through a symlink), so there is no symlink to look for.
+ */
 export async function checkWritablePath(
   slug: string,
   bundleDir: string,
   path: string,
   claimed: ReadonlySet<string>,
+  known = false,
 ): Promise<void> {
   let folder = folderOf(path);
   while (folder !== ".") {
@@ -74,7 +79,7 @@ export async function checkWritablePath(
       throw new BadPathError(path, `lies in the folder of another bundle (${joinPath(slug, folder)})`);
     folder = folderOf(folder);
   }
-  if (!(await staysInside(bundleDir, path)))
+  if (!known && !(await staysInside(bundleDir, path)))
     throw new BadPathError(path, "is or crosses a symlink leading outside the bundle");
 }
 

@@ -65,11 +65,17 @@ export default function bundleRoutes() {
     async (c) => {
       const { store, index } = deps(c);
       const { limit, cursor } = c.req.valid("query");
-      const page = await index.page(limit, cursor === undefined ? undefined : decodeCursor(cursor));
-      const body: z.infer<typeof BundleListSchema> = { items: page.items, problems: store.problems() };
-      const last = page.items[page.items.length - 1];
-      if (page.more && last) body.next_cursor = encodeCursor(last.slug);
-      return c.json(body, 200);
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      // The same page is written as JSON once until a bundle (or the problems list) changes.
+      const text = await index.pageJson(limit, after, store.problems(), (page, problems) => {
+        const body: z.infer<typeof BundleListSchema> = { items: page.items, problems };
+        const last = page.items[page.items.length - 1];
+        if (page.more && last) body.next_cursor = encodeCursor(last.slug);
+        return body;
+      });
+      return c.body(text, 200, { "content-type": "application/json" }) as unknown as ReturnType<
+        typeof c.json<z.infer<typeof BundleListSchema>, 200>
+      >;
     },
   );
 
