@@ -400,3 +400,23 @@ export const tokenUse = pgTable("token_use", {
   tokensOut: bigint("tokens_out", { mode: "number" }).notNull().default(0),
   updatedAt: ts("updated_at").notNull(),
 });
+
+// ------------------------------------------------------------------- branch: store
+
+/**
+ * The bytes of a large blob, in slices (`blobs.content` is then empty and `blobs.size`
+ * says how long it is): a 10 MB file is written in bounded statements with a turn of the
+ * event loop between them, so the embedded database never holds the request loop for
+ * the whole file. Deleted with their blob.
+ */
+export const blobChunks = pgTable(
+  "blob_chunks",
+  {
+    sha256: text("sha256")
+      .notNull()
+      .references(() => blobs.sha256, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    content: bytea("content").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
+);
