@@ -19,6 +19,8 @@ export class BundleIndex {
   private sorted: Bundle[] | null = null;
   private loaded = false;
   private dirty = new Set<string>();
+  /** Pages already written as JSON, by key; emptied whenever a bundle view changes. */
+  private readonly json = new Map<string, { extra: unknown; text: string }>();
   private loading: Promise<void> | undefined;
   private readonly mark = ({ bundleId }: { bundleId: string }) => {
     this.dirty.add(bundleId);
@@ -70,6 +72,28 @@ export class BundleIndex {
     return { items, more: false };
   }
 
+  /**
+   * A page as JSON text: `build` makes the body from the page (adding `extra`, whatever
+   * else the body holds), and the text is reused until a bundle changes or `extra` is
+   * another object. A busy listing then costs no serialisation per request.
+   */
+  async pageJson<E>(
+    limit: number,
+    after: string | undefined,
+    extra: E,
+    build: (page: { items: Bundle[]; more: boolean }, extra: E) => unknown,
+  ): Promise<string> {
+    await this.fresh();
+    const key = `${limit}\u0000${after ?? ""}`;
+    const hit = this.json.get(key);
+    if (hit && hit.extra === extra) return hit.text;
+    const text = JSON.stringify(build(await this.page(limit, after), extra));
+    // Bounded: every cursor a client sends is a key.
+    if (this.json.size >= 64) this.json.clear();
+    this.json.set(key, { extra, text });
+    return text;
+  }
+
   private ordered(): Bundle[] {
     this.sorted ??= [...this.views.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
     return this.sorted;
@@ -103,6 +127,7 @@ export class BundleIndex {
       }
       this.loaded = true;
       this.sorted = null;
+      this.json.clear();
     } catch (err) {
       for (const id of ids) this.dirty.add(id);
       throw err;

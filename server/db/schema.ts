@@ -444,7 +444,6 @@ export const guests = pgTable(
     expiresAt: ts("expires_at").notNull(),
   },
   (t) => [uniqueIndex("guests_token").on(t.tokenHash), index("guests_link").on(t.shareLinkId)],
-
 );
 
 // ---- branch `auth`: accounts, sessions, API tokens, invites, reset links (server/auth) ----
@@ -533,4 +532,24 @@ export const resetLinks = pgTable(
     revokedAt: ts("revoked_at"),
   },
   (t) => [uniqueIndex("reset_links_hash").on(t.tokenHash), index("reset_links_user").on(t.userId)],
+);
+
+// ------------------------------------------------------------------- branch: store
+
+/**
+ * The bytes of a large blob, in slices (`blobs.content` is then empty and `blobs.size`
+ * says how long it is): a 10 MB file is written in bounded statements with a turn of the
+ * event loop between them, so the embedded database never holds the request loop for
+ * the whole file. Deleted with their blob.
+ */
+export const blobChunks = pgTable(
+  "blob_chunks",
+  {
+    sha256: text("sha256")
+      .notNull()
+      .references(() => blobs.sha256, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    content: bytea("content").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
 );

@@ -7,6 +7,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
 import { bundles, diskFiles, docs } from "../db/schema.js";
 import type { FileState } from "./scan.js";
+import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import type { DocProblem } from "./types.js";
 import type { Tx } from "./versions.js";
 
@@ -23,6 +24,13 @@ export interface BundleState {
   docKey: string;
   /** The folder was missing at the last scan. */
   gone: boolean;
+}
+
+/** What a doc row says is wrong with its text: its frontmatter error, if any. */
+export function docProblems(err: FrontmatterError | undefined): DocProblem[] | null {
+  return err
+    ? [{ message: `invalid frontmatter: ${err.message}`, line: err.line, column: err.column }]
+    : null;
 }
 
 export function docKeyOf(

@@ -13,17 +13,17 @@
  * blobs), queries.ts (bundle records), skipped.ts (skipped and dismissed docs).
  */
 import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { folderOf, isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
-import type { FrontmatterError } from "../../core/markdown/frontmatter.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
-import { docKeyOf, insertDiskFiles, loadStates, saveDiskFiles, type BundleState } from "./disk-state.js";
+import { docKeyOf, docProblems, loadStates, saveDiskFiles, type BundleState } from "./disk-state.js";
+import { recordFound } from "./found.js";
+import { StateIndex } from "./state-index.js";
 import { removeFile, sha256, type DiskFile } from "./fsutil.js";
 import { BundleWriter, nameTaken } from "./import.js";
 import { Mutex } from "./mutex.js";
@@ -45,7 +45,7 @@ import type {
   VersionRecord,
   WriteResult,
 } from "./types.js";
-import { VersionRepository, type Manifest, type NewVersion } from "./versions.js";
+import { VersionRepository, type Manifest } from "./versions.js";
 import { FolderWatcher } from "./watch.js";
 import { applyToDisk, checkSpecDocRules, checkWritablePath, nextFiles, sameFiles } from "./writes.js";
 
@@ -66,12 +66,6 @@ export interface LocalStoreOptions {
 
 const DEFAULT_LIMITS: Limits = { maxFileMb: 10, maxBundleMb: 50 };
 
-function docProblems(err: FrontmatterError | undefined): DocProblem[] | null {
-  return err
-    ? [{ message: `invalid frontmatter: ${err.message}`, line: err.line, column: err.column }]
-    : null;
-}
-
 function byPathOrder(a: FileEntry, b: FileEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -89,13 +83,8 @@ export class LocalStore implements BundleStore {
   private readonly scanner: FolderScanner;
   private readonly writer = new BundleWriter();
   private watcher: FolderWatcher | undefined;
-  /** Bundles by id, and indexes by doc, slug and head version. */
-  private readonly states = new Map<string, BundleState>();
-  private readonly byDoc = new Map<string, BundleState>();
-  private readonly bySlug = new Map<string, BundleState>();
-  /** Head version id -> its record and bundle (what reads of the head need, without a query). */
-  private readonly heads = new Map<string, { state: BundleState; record: VersionRecord }>();
-  private readonly locks = new Map<string, Mutex>();
+  /** Bundles by id, doc, slug and head version, with their locks. */
+  private readonly index = new StateIndex();
   private readonly scanLock = new Mutex();
   private pendingScan: Promise<void> | undefined;
 
@@ -122,8 +111,8 @@ export class LocalStore implements BundleStore {
 
   async start(): Promise<void> {
     this.scanner.root = await realpath(this.scanner.root);
-    for (const s of await loadStates(this.db)) this.track(s);
-    await this.rememberHeads([...this.states.values()]);
+    for (const s of await loadStates(this.db)) this.index.track(s);
+    await this.rememberHeads([...this.index.all()]);
     await this.scanAll();
     if (this.watch) {
       this.watcher = new FolderWatcher(this.scanner.root, this.logger, () => this.scanAll());
@@ -138,46 +127,9 @@ export class LocalStore implements BundleStore {
     await this.scanLock.run(() => Promise.resolve());
   }
 
-  // ------------------------------------------------------------ in-memory state
-
-  private track(s: BundleState): void {
-    this.states.set(s.id, s);
-    this.byDoc.set(s.docId, s);
-    this.bySlug.set(s.slug, s);
-  }
-
-  private untrack(s: BundleState): void {
-    this.states.delete(s.id);
-    this.byDoc.delete(s.docId);
-    if (this.bySlug.get(s.slug) === s) this.bySlug.delete(s.slug);
-    if (s.headId) this.heads.delete(s.headId);
-    this.locks.delete(s.id);
-  }
-
-  private setHead(s: BundleState, record: VersionRecord): void {
-    if (s.headId) this.heads.delete(s.headId);
-    s.headId = record.id;
-    s.headNumber = record.number;
-    this.heads.set(record.id, { state: s, record });
-  }
-
   private async rememberHeads(list: BundleState[]): Promise<void> {
-    for (const r of await this.queries.byIds(list.filter((s) => s.headId).map((s) => s.id))) {
-      const s = this.states.get(r.bundle.id);
-      if (s && s.headId === r.head.id) this.heads.set(r.head.id, { state: s, record: r.head });
-    }
-  }
-
-  private stateOfDoc(docId: string): BundleState {
-    const s = this.byDoc.get(docId);
-    if (!s) throw new NotFoundError("doc", docId);
-    return s;
-  }
-
-  private withLock<T>(bundleId: string, fn: () => Promise<T>): Promise<T> {
-    let m = this.locks.get(bundleId);
-    if (!m) this.locks.set(bundleId, (m = new Mutex()));
-    return m.run(fn);
+    for (const r of await this.queries.byIds(list.filter((s) => s.headId).map((s) => s.id)))
+      this.index.rememberHead(r.bundle.id, r.head);
   }
 
   private bundleDir(s: BundleState): string {
@@ -197,7 +149,7 @@ export class LocalStore implements BundleStore {
     const byPath = await this.scanner.scanAll();
     await this.reconcile(this.scanner.discovery.bundles, byPath);
     const found = new Set(this.scanner.discovery.bundles.map((b) => b.slug));
-    for (const s of this.states.values()) {
+    for (const s of this.index.all()) {
       if (s.gone || found.has(s.slug)) continue;
       await this.db.update(bundles).set({ goneAt: this.clock.now() }).where(eq(bundles.id, s.id));
       s.gone = true;
@@ -215,7 +167,7 @@ export class LocalStore implements BundleStore {
   ): Promise<void> {
     const fresh: DiscoveredBundle[] = [];
     for (const f of found) {
-      const s = this.bySlug.get(f.slug);
+      const s = this.index.bySlugOf(f.slug);
       if (!s) {
         fresh.push(f);
         continue;
@@ -224,7 +176,7 @@ export class LocalStore implements BundleStore {
         .map((rel) => byPath.get(f.slug === "." ? rel : `${f.slug}/${rel}`))
         .filter((x): x is DiskFile => x !== undefined)
         .map((d) => ({ ...d, path: f.slug === "." ? d.path : d.path.slice(f.slug.length + 1) }));
-      await this.withLock(s.id, async () => {
+      await this.index.withLock(s.id, async () => {
         await this.reviveAndUpdateDoc(s, f.doc.path, f.doc.type, docProblems(f.doc.frontmatterError));
         if (differs(s.files, disk)) await this.syncState(s);
       });
@@ -254,115 +206,29 @@ export class LocalStore implements BundleStore {
     this.events.emit("changed", { bundleId: state.id });
   }
 
-  /**
-   * Create bundles found on disk with their first version, in one transaction of batched
-   * inserts (a first start on a large folder makes a few statements, not a few per bundle).
-   */
+  /** Record bundles found on disk, with their first versions, and lint them in bulk. */
   private async createBundles(
     found: readonly DiscoveredBundle[],
     byPath: ReadonlyMap<string, DiskFile>,
   ): Promise<void> {
-    const now = this.clock.now();
-    const blobsToPut = new Map<string, Uint8Array>();
-    const prepared: Array<{
-      f: DiscoveredBundle;
-      state: BundleState;
-      version: NewVersion;
-      main?: Uint8Array;
-    }> = [];
-    for (const f of found) {
-      const files = new Map<string, FileState>();
-      let main: Uint8Array | undefined;
-      await Promise.all(
-        f.files.map(async (rel) => {
-          const full = f.slug === "." ? rel : `${f.slug}/${rel}`;
-          const d = byPath.get(full);
-          if (!d) return;
-          let bytes: Uint8Array;
-          try {
-            bytes = await readFile(join(this.scanner.root, full));
-          } catch {
-            return; // vanished since the walk: the next scan sees it
-          }
-          const sha = sha256(bytes);
-          files.set(rel, { sha256: sha, size: bytes.length, mtimeMs: d.mtimeMs });
-          blobsToPut.set(sha, bytes);
-          if (rel === f.doc.path) main = bytes;
-        }),
-      );
-      const problems = docProblems(f.doc.frontmatterError);
-      const state: BundleState = {
-        id: randomUUID(),
-        slug: f.slug,
-        docId: randomUUID(),
-        docPath: f.doc.path,
-        headId: null,
-        headNumber: 0,
-        files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-        docKey: docKeyOf(f.doc.path, f.doc.type, problems),
-        gone: false,
-      };
-      const version: NewVersion = {
-        id: randomUUID(),
-        bundleId: state.id,
-        number: 0,
-        files: state.files,
-        author: LOCAL_AUTHOR,
-        message: "Found on disk",
-        createdAt: now,
-      };
-      prepared.push({ f, state, version, ...(main ? { main } : {}) });
+    const made = await recordFound(this.db, this.versionRepo, this.scanner.root, found, byPath, {
+      now: this.clock.now(),
+      author: LOCAL_AUTHOR,
+      message: "Found on disk",
+    });
+    for (const { state, record } of made) {
+      this.index.track(state);
+      this.index.setHead(state, record);
     }
-    const records = await this.db.transaction(async (tx) => {
-      const bundleRows = prepared.map(({ f, state, version }) => ({
-        id: state.id,
-        sourceKind: "local" as const,
-        slug: f.slug,
-        title: f.title,
-        headVersionId: version.id!,
-        headNumber: 1,
-        createdAt: now,
-        updatedAt: now,
-      }));
-      for (let i = 0; i < bundleRows.length; i += 500)
-        await tx.insert(bundles).values(bundleRows.slice(i, i + 500));
-      const docRows = prepared.map(({ f, state }) => ({
-        id: state.docId,
-        bundleId: state.id,
-        path: f.doc.path,
-        profileKey: f.doc.type,
-        problems: docProblems(f.doc.frontmatterError),
-        createdAt: now,
-        updatedAt: now,
-      }));
-      for (let i = 0; i < docRows.length; i += 500) await tx.insert(docs).values(docRows.slice(i, i + 500));
-      await this.versionRepo.putBlobs(tx, blobsToPut);
-      const recs = await this.versionRepo.insertVersions(
-        tx,
-        prepared.map((p) => p.version),
-      );
-      await insertDiskFiles(
-        tx,
-        prepared.flatMap(({ state }) =>
-          [...state.files].map(([path, f]) => ({ bundleId: state.id, path, ...f })),
-        ),
-      );
-      return recs;
-    });
-    prepared.forEach(({ state }, i) => {
-      this.track(state);
-      this.setHead(state, records[i]!);
-    });
-    prepared.forEach(({ state, main }, i) =>
+    for (const { state, record, main } of made)
       this.events.emit("version", {
         bundleId: state.id,
         docId: state.docId,
-        version: records[i]!,
+        version: record,
         mainPath: state.docPath,
-        bulk: prepared.length > 1,
+        bulk: made.length > 1,
         ...(main ? { mainBytes: main } : {}),
-      }),
-    );
+      });
   }
 
   /**
@@ -429,7 +295,7 @@ export class LocalStore implements BundleStore {
         await saveDiskFiles(tx, state.id, before, files);
       },
     );
-    this.setHead(state, version);
+    this.index.setHead(state, version);
     state.files = files;
     this.events.emit("version", {
       bundleId: state.id,
@@ -452,7 +318,7 @@ export class LocalStore implements BundleStore {
       const { byPath, found } = await this.scanner.scanFolder(folder);
       await this.reconcile(found.bundles, byPath);
     }
-    return [...this.states.values()]
+    return [...this.index.all()]
       .filter((s) => !s.gone && (s.slug === folder || isUnder(s.slug, folder)))
       .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
       .map((s) => s.id);
@@ -500,17 +366,17 @@ export class LocalStore implements BundleStore {
   }
 
   async refreshBundle(bundleId: string): Promise<void> {
-    const state = this.states.get(bundleId);
+    const state = this.index.get(bundleId);
     if (!state) return;
-    await this.withLock(bundleId, () => this.syncIfChanged(state));
+    await this.index.withLock(bundleId, () => this.syncIfChanged(state));
   }
 
   async bundleIdOfDoc(docId: string): Promise<string> {
-    return Promise.resolve(this.stateOfDoc(docId).id);
+    return Promise.resolve(this.index.ofDoc(docId).id);
   }
 
   async hasFile(docId: string, path: string): Promise<boolean> {
-    return Promise.resolve(this.stateOfDoc(docId).files.has(safeRelativePath(path)));
+    return Promise.resolve(this.index.ofDoc(docId).files.has(safeRelativePath(path)));
   }
 
   listBundles(opts: { limit: number; after?: string }): Promise<DocRecord[]> {
@@ -531,8 +397,8 @@ export class LocalStore implements BundleStore {
 
   async resolveVersion(bundleId: string, ref?: string): Promise<VersionRecord> {
     if (ref === undefined || ref === "") {
-      const s = this.states.get(bundleId);
-      const head = s?.headId ? this.heads.get(s.headId) : undefined;
+      const s = this.index.get(bundleId);
+      const head = s?.headId ? this.index.head(s.headId) : undefined;
       if (head) return head.record;
     }
     return this.versionRepo.resolve(bundleId, ref);
@@ -547,7 +413,7 @@ export class LocalStore implements BundleStore {
   }
 
   async manifest(versionId: string): Promise<FileEntry[]> {
-    const head = this.heads.get(versionId);
+    const head = this.index.head(versionId);
     if (head)
       return [...head.state.files]
         .map(([path, f]) => ({ path, size: f.size, sha256: f.sha256 }))
@@ -569,7 +435,7 @@ export class LocalStore implements BundleStore {
   }
 
   async bundleStats(bundleId: string): Promise<{ versions: number; files: number; bytes: number }> {
-    const state = this.states.get(bundleId);
+    const state = this.index.get(bundleId);
     if (!state) throw new NotFoundError("bundle", bundleId);
     const bytes = [...state.files.values()].reduce((n, f) => n + f.size, 0);
     return { versions: await this.versionRepo.count(bundleId), files: state.files.size, bytes };
@@ -579,7 +445,7 @@ export class LocalStore implements BundleStore {
 
   /** Under the bundle's lock: pick up disk edits, then refuse a stale base before anything else. */
   private onBase<T>(state: BundleState, base: string, fn: () => Promise<T>): Promise<T> {
-    return this.withLock(state.id, async () => {
+    return this.index.withLock(state.id, async () => {
       await this.syncIfChanged(state);
       if (state.headId !== base)
         throw new VersionConflictError(base, { id: state.headId ?? "", number: state.headNumber });
@@ -594,13 +460,13 @@ export class LocalStore implements BundleStore {
     author: string,
     message: string,
   ): Promise<WriteResult> {
-    const state = this.stateOfDoc(docId);
+    const state = this.index.ofDoc(docId);
     const list = changes.map((c) => ({ path: safeRelativePath(c.path), bytes: c.bytes }));
     return this.onBase(state, base, () => this.apply(state, list, author, message));
   }
 
   async rename(docId: string, base: string, from: string, to: string, author: string): Promise<WriteResult> {
-    const state = this.stateOfDoc(docId);
+    const state = this.index.ofDoc(docId);
     const src = safeRelativePath(from, "from");
     const dst = safeRelativePath(to, "to");
     return this.onBase(state, base, async () => {
@@ -640,7 +506,8 @@ export class LocalStore implements BundleStore {
   ): Promise<WriteResult> {
     const limits = await this.limits();
     const dir = this.bundleDir(state);
-    for (const ch of changes) await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed);
+    for (const ch of changes)
+      await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed, state.files.has(ch.path));
     const { next, newBlobs } = nextFiles(state.files, changes, limits);
     const docPath = newDocPath ?? state.docPath;
     const mainInfo = checkSpecDocRules(docPath, changes);
@@ -666,6 +533,7 @@ export class LocalStore implements BundleStore {
     const headId = state.headId!;
     const { mtimes, undo } = await applyToDisk(dir, state.files, changes, {
       storedBytes: async (path) => (await this.versionRepo.fileBytes(headId, path)).bytes,
+      onWriting: (abs) => this.watcher?.willWrite(abs),
       onWritten: (abs, m) => this.watcher?.wrote(abs, m),
     });
     for (const [path, m] of mtimes) next.set(path, { ...next.get(path)!, mtimeMs: m });
@@ -688,16 +556,16 @@ export class LocalStore implements BundleStore {
   }
 
   async deleteBundle(bundleId: string): Promise<{ files: number }> {
-    const state = this.states.get(bundleId);
+    const state = this.index.get(bundleId);
     if (!state) throw new NotFoundError("bundle", bundleId);
-    return this.withLock(bundleId, async () => {
+    return this.index.withLock(bundleId, async () => {
       const dir = this.bundleDir(state);
       const disk = await this.scanner.walkBundle(state.slug);
       for (const f of disk) await removeFile(join(dir, f.path), dir);
       if (state.slug !== ".") await removeFile(dir, this.scanner.root).catch(() => {});
       await this.db.delete(bundles).where(eq(bundles.id, bundleId));
       await this.versionRepo.deleteOrphanBlobs();
-      this.untrack(state);
+      this.index.untrack(state);
       this.events.emit("changed", { bundleId });
       return { files: disk.length };
     });
@@ -724,7 +592,7 @@ export class LocalStore implements BundleStore {
       const ids = new Set<string>();
       for (const folder of folders) {
         await this.register(folder);
-        const s = this.bySlug.get(folder);
+        const s = this.index.bySlugOf(folder);
         if (s) ids.add(s.id);
       }
       return [...ids];

@@ -5,9 +5,9 @@
  * may replace it with commits.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { blobs, bundles, versionFiles, versions } from "../db/schema.js";
+import { blobChunks, blobs, bundles, versionFiles, versions } from "../db/schema.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
 import type { FileEntry, ListedFile, VersionRecord } from "./types.js";
 
@@ -34,6 +34,23 @@ export type Manifest = ReadonlyMap<string, ManifestEntry>;
 /** Rows per insert statement, and bytes of blobs per insert statement. */
 const ROWS = 500;
 const BLOB_BYTES = 8 * 1024 * 1024;
+/**
+ * A blob larger than this is stored in slices of this size (`blob_chunks`), one statement
+ * each with a turn of the event loop between: the embedded database runs on the request
+ * loop, and one 10 MB statement held it for seconds.
+ */
+export const SLICE_BYTES = 256 * 1024;
+/** Slices read per statement when a sliced blob is read back. */
+const SLICES_PER_READ = 4;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A blob row as read: its bytes are in `content`, or in slices when `content` is shorter than `size`. */
+interface StoredBlob {
+  sha256: string;
+  size: number;
+  content: Uint8Array;
+}
 
 export function versionRecord(row: typeof versions.$inferSelect): VersionRecord {
   return {
@@ -67,7 +84,10 @@ async function insertChunks<T>(rows: T[], insert: (chunk: T[]) => Promise<unknow
 export class VersionRepository {
   constructor(private readonly db: Db) {}
 
-  /** Store blobs not stored yet, in statements of bounded size. */
+  /**
+   * Store blobs not stored yet, in statements of bounded size; a blob over SLICE_BYTES in
+   * slices (see `putSliced`).
+   */
   async putBlobs(tx: Db | Tx, list: ReadonlyMap<string, Uint8Array>): Promise<void> {
     let chunk: Array<{ sha256: string; size: number; content: Uint8Array; utf8: boolean }> = [];
     let bytes = 0;
@@ -78,11 +98,64 @@ export class VersionRepository {
       bytes = 0;
     };
     for (const [sha, content] of list) {
+      if (content.length > SLICE_BYTES) continue;
       if (bytes + content.length > BLOB_BYTES || chunk.length >= ROWS) await flush();
       chunk.push({ sha256: sha, size: content.length, content, utf8: isUtf8(content) });
       bytes += content.length;
     }
     await flush();
+    for (const [sha, content] of list)
+      if (content.length > SLICE_BYTES) await this.putSliced(tx, sha, content);
+  }
+
+  /**
+   * A large blob: its row (empty `content`, the real `size`), then its slices, each in
+   * its own statement after a turn of the event loop. Nothing when the blob is stored
+   * already (same sha256, same bytes).
+   */
+  private async putSliced(tx: Db | Tx, sha: string, content: Uint8Array): Promise<void> {
+    const [fresh] = await tx
+      .insert(blobs)
+      .values({ sha256: sha, size: content.length, content: new Uint8Array(), utf8: isUtf8(content) })
+      .onConflictDoNothing()
+      .returning({ sha256: blobs.sha256 });
+    if (!fresh) return;
+    for (let seq = 0, at = 0; at < content.length; seq++, at += SLICE_BYTES) {
+      await nextTurn();
+      await tx
+        .insert(blobChunks)
+        .values({ sha256: sha, seq, content: content.subarray(at, at + SLICE_BYTES) });
+    }
+  }
+
+  /** The bytes of a blob row: its `content`, or its slices put back together. */
+  private async whole(row: StoredBlob): Promise<Uint8Array> {
+    if (row.content.length === row.size) return row.content;
+    const out = new Uint8Array(row.size);
+    let at = 0;
+    for (let seq = 0; at < row.size; seq += SLICES_PER_READ) {
+      if (seq > 0) await nextTurn();
+      const slices = await this.db
+        .select({ content: blobChunks.content })
+        .from(blobChunks)
+        .where(
+          and(
+            eq(blobChunks.sha256, row.sha256),
+            gte(blobChunks.seq, seq),
+            lt(blobChunks.seq, seq + SLICES_PER_READ),
+          ),
+        )
+        .orderBy(asc(blobChunks.seq));
+      if (slices.length === 0) break;
+      for (const s of slices) {
+        if (at + s.content.length > row.size) break;
+        out.set(s.content, at);
+        at += s.content.length;
+      }
+    }
+    if (at !== row.size)
+      throw new Error(`blob ${row.sha256} is damaged: ${at} of its ${row.size} bytes are stored`);
+    return out;
   }
 
   /** Insert version rows and their file lists (no head move; see `commit`). */
@@ -255,7 +328,7 @@ export class VersionRepository {
       .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
       .where(and(eq(versionFiles.versionId, versionId), eq(versionFiles.path, path)));
     if (!row) throw new ApiError("file_not_found", `${path} is not in this version`);
-    return { entry: { path: row.path, size: row.size, sha256: row.sha256 }, bytes: row.content };
+    return { entry: { path: row.path, size: row.size, sha256: row.sha256 }, bytes: await this.whole(row) };
   }
 
   /** Blob contents by sha256 (missing ones are left out). */
@@ -264,10 +337,10 @@ export class VersionRepository {
     const list = [...new Set(shas)];
     for (let i = 0; i < list.length; i += ROWS) {
       const rows = await this.db
-        .select({ sha256: blobs.sha256, content: blobs.content })
+        .select({ sha256: blobs.sha256, size: blobs.size, content: blobs.content })
         .from(blobs)
         .where(inArray(blobs.sha256, list.slice(i, i + ROWS)));
-      for (const r of rows) out.set(r.sha256, r.content);
+      for (const r of rows) out.set(r.sha256, await this.whole(r));
     }
     return out;
   }
@@ -281,15 +354,17 @@ export class VersionRepository {
   /** All files of a version with their bytes. */
   async snapshot(versionId: string): Promise<Map<string, Uint8Array>> {
     const rows = await this.db
-      .select({ path: versionFiles.path, content: blobs.content })
+      .select({ path: versionFiles.path, sha256: blobs.sha256, size: blobs.size, content: blobs.content })
       .from(versionFiles)
       .innerJoin(blobs, eq(blobs.sha256, versionFiles.sha256))
       .where(eq(versionFiles.versionId, versionId))
       .orderBy(asc(versionFiles.path));
-    return new Map(rows.map((r) => [r.path, r.content]));
+    const out = new Map<string, Uint8Array>();
+    for (const r of rows) out.set(r.path, await this.whole(r));
+    return out;
   }
 
-  /** Delete blobs no version points at any more. */
+  /** Delete blobs no version points at any more (their slices go with them). */
   async deleteOrphanBlobs(): Promise<void> {
     await this.db.execute(
       sql`delete from ${blobs} where not exists (select 1 from ${versionFiles} where ${versionFiles.sha256} = ${blobs.sha256})`,

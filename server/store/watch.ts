@@ -12,6 +12,11 @@ export class FolderWatcher {
   private readonly ownWrites = new Map<string, number>();
   /** Absolute paths of folders the store made (a new bundle folder), to ignore their `addDir`. */
   private readonly ownDirs = new Set<string>();
+  /**
+   * Files the store is writing now: their events can arrive before the write is done (and
+   * its mtime known), so they wait here until `wrote` says whether they were the echo.
+   */
+  private readonly writing = new Map<string, Array<{ event: string }>>();
 
   constructor(
     private readonly root: string,
@@ -29,7 +34,9 @@ export class FolderWatcher {
       },
     });
     w.on("all", (event: string, path: string) => {
-      if (!this.isOwnWrite(event, path)) this.schedule();
+      const held = this.writing.get(path);
+      if (held) held.push({ event });
+      else if (!this.isOwnWrite(event, path)) this.schedule();
     });
     w.on("error", (err) => this.logger.warn("watcher error", { error: String(err) }));
     await new Promise<void>((resolve) => w.once("ready", () => resolve()));
@@ -42,9 +49,20 @@ export class FolderWatcher {
     this.watcher = undefined;
   }
 
-  /** Remember a file the store wrote itself. */
-  wrote(absPath: string, mtimeMs: number): void {
-    this.ownWrites.set(absPath, mtimeMs);
+  /** The store starts writing a file: hold its events until `wrote`. */
+  willWrite(absPath: string): void {
+    if (!this.writing.has(absPath)) this.writing.set(absPath, []);
+  }
+
+  /**
+   * The store wrote a file (`mtimeMs`), or gave up (undefined): its held events count
+   * unless they are the echo of this write.
+   */
+  wrote(absPath: string, mtimeMs?: number): void {
+    const held = this.writing.get(absPath) ?? [];
+    this.writing.delete(absPath);
+    if (mtimeMs !== undefined) this.ownWrites.set(absPath, mtimeMs);
+    if (held.some(({ event }) => !this.isOwnWrite(event, absPath))) this.schedule();
   }
 
   /** Remember a folder the store made itself. */

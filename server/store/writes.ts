@@ -61,12 +61,17 @@ export function sameFiles(a: ReadonlyMap<string, FileState>, b: ReadonlyMap<stri
   return true;
 }
 
-/** A path of a write: not inside a nested bundle, not through a symlink leading outside. */
+/**
+ * A path of a write: not inside a nested bundle, not through a symlink leading outside.
+ * `known`: the walk of the bundle just listed this path as a regular file (a walk never
+ * goes through a symlink), so there is no symlink to look for.
+ */
 export async function checkWritablePath(
   slug: string,
   bundleDir: string,
   path: string,
   claimed: ReadonlySet<string>,
+  known = false,
 ): Promise<void> {
   let folder = folderOf(path);
   while (folder !== ".") {
@@ -74,7 +79,7 @@ export async function checkWritablePath(
       throw new BadPathError(path, `lies in the folder of another bundle (${joinPath(slug, folder)})`);
     folder = folderOf(folder);
   }
-  if (!(await staysInside(bundleDir, path)))
+  if (!known && !(await staysInside(bundleDir, path)))
     throw new BadPathError(path, "is or crosses a symlink leading outside the bundle");
 }
 
@@ -136,7 +141,9 @@ export async function applyToDisk(
   opts: {
     /** The bytes of a current file, to put it back (from the head version's blobs). */
     storedBytes: (path: string) => Promise<Uint8Array>;
-    onWritten: (abs: string, mtimeMs: number) => void;
+    /** Before a file is written, then after (its new mtime; undefined when the write failed). */
+    onWriting: (abs: string) => void;
+    onWritten: (abs: string, mtimeMs?: number) => void;
   },
 ): Promise<{ mtimes: Map<string, number>; undo: () => Promise<void> }> {
   const steps: Array<() => Promise<void>> = [];
@@ -151,19 +158,28 @@ export async function applyToDisk(
       if (ch.bytes !== null && old?.sha256 === sha256(ch.bytes)) continue;
       // The disk matches the head here (the caller synced it), so an undo restores the
       // head's bytes, read back from the version only if the undo is needed.
+      const restore = async () =>
+        old ? atomicWrite(abs, await opts.storedBytes(ch.path)) : removeFile(abs, bundleDir);
+      if (ch.bytes === null) {
+        try {
+          await removeFile(abs, bundleDir);
+        } catch (err) {
+          throw pathError(err, ch.path);
+        }
+        steps.push(restore);
+        continue;
+      }
+      opts.onWriting(abs);
+      let mtime: number | undefined;
       try {
-        if (ch.bytes === null) await removeFile(abs, bundleDir);
-        else await atomicWrite(abs, ch.bytes);
+        await atomicWrite(abs, ch.bytes);
+        steps.push(restore);
+        mtime = Math.floor((await stat(abs)).mtimeMs);
+        mtimes.set(ch.path, mtime);
       } catch (err) {
         throw pathError(err, ch.path);
-      }
-      steps.push(async () =>
-        old ? atomicWrite(abs, await opts.storedBytes(ch.path)) : removeFile(abs, bundleDir),
-      );
-      if (ch.bytes !== null) {
-        const m = Math.floor((await stat(abs)).mtimeMs);
-        mtimes.set(ch.path, m);
-        opts.onWritten(abs, m);
+      } finally {
+        opts.onWritten(abs, mtime);
       }
     }
     return { mtimes, undo };

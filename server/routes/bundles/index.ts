@@ -5,6 +5,8 @@ import { BundleIdParams, BundleListSchema, BundleSchema } from "../../schemas/co
 import { bundleView } from "../../views.js";
 import { registerBundleWrites } from "./import.js";
 import { visibleTo } from "../../auth/visibility.js";
+import type { DiscoveryProblem } from "../../../core/bundle/discover.js";
+import type { Bundle } from "../../schemas/common.js";
 
 const ListQuery = z.object({
   limit: z.coerce
@@ -67,13 +69,26 @@ export default function bundleRoutes() {
       const { store, index, mode } = deps(c);
       const { limit, cursor } = c.req.valid("query");
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      const page = await index.page(limit, after, visibleTo(mode, c.get("actor")));
-      // Folders that failed to become bundles are workspace business, not a guest's.
-      const problems = c.get("actor")?.role === "guest" ? [] : store.problems();
-      const body: z.infer<typeof BundleListSchema> = { items: page.items, problems };
-      const last = page.items[page.items.length - 1];
-      if (page.more && last) body.next_cursor = encodeCursor(last.slug);
-      return c.json(body, 200);
+      const actor = c.get("actor");
+      const visible = visibleTo(mode, actor);
+      const bodyOf = (page: { items: Bundle[]; more: boolean }, problems: DiscoveryProblem[]) => {
+        const body: z.infer<typeof BundleListSchema> = { items: page.items, problems };
+        const last = page.items[page.items.length - 1];
+        if (page.more && last) body.next_cursor = encodeCursor(last.slug);
+        return body;
+      };
+      if (visible) {
+        // A list filtered for this caller; folders that failed to become bundles are
+        // workspace business, not a guest's.
+        const problems = actor?.role === "guest" ? [] : store.problems();
+        return c.json(bodyOf(await index.page(limit, after, visible), problems), 200);
+      }
+      // Everyone sees everything (local mode, an admin): the same page is written as JSON
+      // once until a bundle (or the problems list) changes.
+      const text = await index.pageJson(limit, after, store.problems(), bodyOf);
+      return c.body(text, 200, { "content-type": "application/json" }) as unknown as ReturnType<
+        typeof c.json<z.infer<typeof BundleListSchema>, 200>
+      >;
     },
   );
 

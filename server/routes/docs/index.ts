@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { zipSync } from "fflate";
-import { ApiError, TooLargeError } from "../../errors.js";
+import { ApiError } from "../../errors.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { htmlReport } from "../../report/export.js";
 import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
@@ -204,10 +204,7 @@ export default function docRoutes() {
       const { path, base_version, message } = c.req.valid("query");
       safeRelativePath(path);
       const { store } = deps(c);
-      // Refuse an announced oversize body before reading it.
-      const announced = Number(c.req.header("content-length") ?? "0");
-      const { maxFileMb } = await store.currentLimits();
-      if (announced > maxFileMb * 1024 * 1024) throw new TooLargeError("file", announced, maxFileMb);
+      // The body-limit middleware has refused a body over max_file_mb already (413 file_too_large).
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       if (bytes.length === 0)
         throw new ApiError(

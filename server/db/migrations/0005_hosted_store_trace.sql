@@ -9,6 +9,13 @@ CREATE TABLE "api_tokens" (
 	"last_used_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "blob_chunks" (
+	"sha256" text NOT NULL,
+	"seq" integer NOT NULL,
+	"content" "bytea" NOT NULL,
+	CONSTRAINT "blob_chunks_sha256_seq_pk" PRIMARY KEY("sha256","seq")
+);
+--> statement-breakpoint
 CREATE TABLE "guests" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"share_link_id" uuid NOT NULL,
@@ -71,6 +78,7 @@ CREATE TABLE "users" (
 --> statement-breakpoint
 ALTER TABLE "bundles" ADD COLUMN "created_by" text;--> statement-breakpoint
 ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "blob_chunks" ADD CONSTRAINT "blob_chunks_sha256_blobs_sha256_fk" FOREIGN KEY ("sha256") REFERENCES "public"."blobs"("sha256") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "guests" ADD CONSTRAINT "guests_share_link_id_share_links_id_fk" FOREIGN KEY ("share_link_id") REFERENCES "public"."share_links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "guests" ADD CONSTRAINT "guests_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "reset_links" ADD CONSTRAINT "reset_links_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
