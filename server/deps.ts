@@ -48,6 +48,12 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";
+  /**
+   * The address people reach the service at (`--public-url`, PUBLIC_URL), without a
+   * trailing slash: links the service prints or sends (invites, reset and share links) are
+   * built from it. Unset when only loopback addresses reach it.
+   */
+  publicUrl?: string;
   /** spec-review's own version (package.json). */
   serverVersion: string;
 }

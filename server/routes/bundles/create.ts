@@ -8,6 +8,7 @@ import { SpecDocSchema } from "../../schemas/common.js";
 import { baseName } from "../../../core/bundle/discover.js";
 import { checkBundleName } from "../../store/import.js";
 import { docView } from "../../views.js";
+import { caller } from "../../auth/actor.js";
 
 export const CreateBundleBody = z
   .object({
@@ -69,6 +70,7 @@ export function registerCreateBundle(r: Router): void {
     const [id] = await store.addFolder(
       name,
       new Map([[file, new TextEncoder().encode(docFromTemplate(profile, body.title))]]),
+      { author: caller(c).id },
     );
     if (id === undefined) throw new Error(`the new bundle ${name} was not found by the scan`);
     const row = await store.bundle(id);

@@ -34,6 +34,7 @@ import {
 } from "../../store/import.js";
 import type { Limits } from "../../store/local.js";
 import { bundleView } from "../../views.js";
+import { caller } from "../../auth/actor.js";
 import { registerCreateBundle } from "./create.js";
 
 const MB = 1024 * 1024;
@@ -414,7 +415,7 @@ export function registerBundleWrites(r: Router): void {
       [...files].map(([path, bytes]) => ({ path, size: bytes.length })),
       p.limits,
     );
-    const ids = await store.addFolder(p.name, files);
+    const ids = await store.addFolder(p.name, files, { author: caller(c).id });
     const rows = await store.bundlesByIds(ids);
     await Promise.all(rows.map((row) => runs.settled(row.doc.id)));
     const runsByDoc = await runs.latestRuns(rows.map((row) => row.doc.id));
