@@ -185,12 +185,13 @@ export class DbStore implements BundleStore {
     opts: { author?: string } = {},
   ): Promise<string[]> {
     const folder = safeRelativePath(name, "name");
-    const planned = planNewBundles(folder, files, await this.limits());
+    const limits = await this.limits();
     const author = opts.author ?? SYSTEM_AUTHOR;
     return this.creating.run(async () => {
       const taken = () =>
         new ApiError("bundle_exists", `a bundle named ${folder} (or under it) exists; pick another name`);
       if (await this.nameTaken(folder)) throw taken();
+      const planned = planNewBundles(folder, files, limits);
       const now = this.clock.now();
       const made = planned.map((p) => ({ ...p, id: randomUUID(), docId: randomUUID(), versionId: randomUUID() }));
       let records: VersionRecord[];
