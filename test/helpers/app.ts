@@ -22,7 +22,7 @@ import type { RunService } from "../../server/runs.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
 import type { RunBus } from "../../server/jobs/bus.js";
 import type { ReviewService } from "../../server/review/service.js";
-import type { Actor, Authenticator } from "../../server/auth/actor.js";
+import { localAuthenticator, type Actor, type Authenticator } from "../../server/auth/actor.js";
 import { createServices, type Services } from "../../server/services.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
@@ -127,7 +127,7 @@ export interface TestAppOptions {
   clientFor?: ClientFactory;
   /** Start a review worker that runs queued full reviews (default: none). */
   worker?: WorkerOptions;
-  /** The caller every request comes from (default: the local admin). */
+  /** The caller every request comes from (default: the local admin; in hosted mode, nobody). */
   actor?: Actor;
   /** `hosted` runs the app in hosted mode, bundles in the database (default: local). */
   mode?: "local" | "hosted";
@@ -164,7 +164,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
       testTimeoutMs: opts.modelTimeoutMs,
     },
     actor: opts.actor,
-    auth: opts.auth,
+    // Hosted mode has no sign-in on this branch yet: a test names its caller (or none).
+    auth: opts.auth ?? (mode === "hosted" && opts.actor ? localAuthenticator(opts.actor) : undefined),
   });
   const app = createApp(services, opts.http);
   const { store, local, runs, index, profiles, models, budget, worker, bus, review } = services;
