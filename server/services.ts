@@ -92,14 +92,17 @@ export interface Services extends Deps {
   close(): Promise<void>;
 }
 
-/** Local mode's store over the served folder; none in hosted mode, whose bundles live in the database. */
+/** Local mode serves a folder; hosted mode none (its bundles live in the database). */
+function checkFolder(config: ServicesConfig): void {
+  if (config.mode === "hosted" && config.folder !== undefined)
+    throw new Error("hosted mode serves no folder: its bundles live in the database");
+  if (config.mode === "local" && config.folder === undefined)
+    throw new Error("local mode needs the folder to serve");
+}
+
+/** Local mode's store over the served folder; none in hosted mode. */
 function localStoreOf(config: ServicesConfig, db: Database["db"], clock: Clock, logger: Logger) {
-  if (config.mode === "hosted") {
-    if (config.folder !== undefined)
-      throw new Error("hosted mode serves no folder: its bundles live in the database");
-    return undefined;
-  }
-  if (config.folder === undefined) throw new Error("local mode needs the folder to serve");
+  if (config.folder === undefined) return undefined;
   return new LocalStore({
     root: config.folder,
     db,
@@ -111,6 +114,7 @@ function localStoreOf(config: ServicesConfig, db: Database["db"], clock: Clock, 
 }
 
 export async function createServices(config: ServicesConfig): Promise<Services> {
+  checkFolder(config);
   const clock = config.clock ?? systemClock;
   const logger = config.logger ?? silentLogger;
   // What to undo, newest first, when a later step fails or the graph closes.
