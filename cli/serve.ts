@@ -99,7 +99,8 @@ export function parseServeArgs(
   const hosted = values.hosted === true;
   if (hosted && positionals.length > 0)
     throw new UsageError("hosted mode serves no folder: its bundles live in the database; drop the folder");
-  if (hosted && values["no-watch"]) throw new UsageError("--no-watch is for a served folder; hosted mode has none");
+  if (hosted && values["no-watch"])
+    throw new UsageError("--no-watch is for a served folder; hosted mode has none");
   if (positionals.length > 1) throw new UsageError(`serve takes one folder, got ${positionals.length}`);
   const folder = hosted ? undefined : readableFolder(resolve(positionals[0] ?? "."));
   const portText = values.port ?? "8787";
@@ -126,7 +127,9 @@ export function parseServeArgs(
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     port,
     host,
-    dataDir: resolve(values["data-dir"] ?? (folder === undefined ? hostedDataDir(env) : defaultDataDir(folder))),
+    dataDir: resolve(
+      values["data-dir"] ?? (folder === undefined ? hostedDataDir(env) : defaultDataDir(folder)),
+    ),
     defaultDataDir: values["data-dir"] === undefined,
     profileDirs,
     watch: !values["no-watch"],

@@ -22,7 +22,10 @@ export function parsePublicUrl(value: string): string {
 
 /** True for an address only this machine reaches: `localhost`, 127.0.0.0/8, `::1`. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (h === "localhost" || h.endsWith(".localhost") || h === "::1") return true;
   return isIP(h) === 4 && h.startsWith("127.");
 }

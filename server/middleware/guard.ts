@@ -76,7 +76,8 @@ function isPublicHost(parsed: { name: string; port?: number }, url: URL): boolea
 /** The guard: Host, then Origin / Sec-Fetch-Site on state-changing requests. */
 export function requestGuard(opts: HttpOptions): MiddlewareHandler<Env> {
   const corsOrigins = (opts.corsOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, ""));
-  const publicOrigin = opts.publicUrl !== undefined ? new URL(opts.publicUrl).origin.toLowerCase() : undefined;
+  const publicOrigin =
+    opts.publicUrl !== undefined ? new URL(opts.publicUrl).origin.toLowerCase() : undefined;
   const grant = corsOrigins.length
     ? cors({ origin: (o) => (corsOrigins.includes(o.toLowerCase()) ? o : null), maxAge: 600 })
     : undefined;

@@ -151,7 +151,11 @@ export interface BundleStore {
    * who the first versions are by, where the store records it (the database store; the
    * local store records what it finds on disk as by `local`).
    */
-  addFolder(name: string, files: ReadonlyMap<string, Uint8Array>, opts?: { author?: string }): Promise<string[]>;
+  addFolder(
+    name: string,
+    files: ReadonlyMap<string, Uint8Array>,
+    opts?: { author?: string },
+  ): Promise<string[]>;
 
   // ----------------------------------------------------------------- versions
   /** The version `ref` names (its id, or its number), or the head; 400 `bad_version` otherwise. */

@@ -78,9 +78,10 @@ function serveHosted(args: string[], env: Record<string, string>): Promise<Serve
     proc.stderr.setEncoding("utf8");
     proc.stderr.on("data", (chunk: string) => {
       err += chunk;
-      const m = /spec-review serving hosted mode at (\S+)\/api\/v1 .*listening on http:\/\/127\.0\.0\.1:(\d+)\)/.exec(
-        err,
-      );
+      const m =
+        /spec-review serving hosted mode at (\S+)\/api\/v1 .*listening on http:\/\/127\.0\.0\.1:(\d+)\)/.exec(
+          err,
+        );
       if (m) {
         clearTimeout(timer);
         resolve({ proc, shown: m[1]!, port: Number(m[2]), exited });
@@ -105,7 +106,9 @@ function call(
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
+      );
     });
     req.on("error", reject);
     req.setTimeout(20_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
@@ -185,7 +188,9 @@ describe("spec-review serve --hosted: running", () => {
     await expectHosted(s);
     // The public URL's host is answered (a proxy passing it on), another host is not.
     expect(await call(s.port, "GET", "/meta", { host: "specs.example.test" })).toMatchObject({ status: 200 });
-    expect(await call(s.port, "GET", "/meta", { host: "specs.example.test:80" })).toMatchObject({ status: 200 });
+    expect(await call(s.port, "GET", "/meta", { host: "specs.example.test:80" })).toMatchObject({
+      status: 200,
+    });
     expect(await call(s.port, "GET", "/meta", { host: "specs.example.test:8443" })).toMatchObject({
       status: 421,
       body: { code: "misdirected_request" },
@@ -200,7 +205,10 @@ describe("spec-review serve --hosted: running", () => {
       await call(s.port, "POST", "/bundles", { host: "specs.example.test", origin: PUBLIC }),
     ).toMatchObject({ status: 401, body: { code: "unauthenticated" } });
     expect(
-      await call(s.port, "POST", "/bundles", { host: "specs.example.test", origin: "http://attacker.example" }),
+      await call(s.port, "POST", "/bundles", {
+        host: "specs.example.test",
+        origin: "http://attacker.example",
+      }),
     ).toMatchObject({ status: 403, body: { code: "cross_origin" } });
     expect(await stop(s)).toBe(0);
   }, 600_000);
@@ -211,7 +219,9 @@ describe("spec-review serve --hosted: running", () => {
       PUBLIC_URL: "https://specs.example.test",
     });
     expect(s.shown).toBe("https://specs.example.test");
-    expect(await call(s.port, "GET", "/meta", { host: "specs.example.test:443" })).toMatchObject({ status: 200 });
+    expect(await call(s.port, "GET", "/meta", { host: "specs.example.test:443" })).toMatchObject({
+      status: 200,
+    });
     expect(await stop(s)).toBe(0);
 
     const bare = await serveHosted(["--port", "0", "--data-dir", tempDir()], { SPEC_REVIEW_SECRET_KEY: KEY });

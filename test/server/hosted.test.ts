@@ -13,7 +13,16 @@ import type { Actor } from "../../server/auth/actor.js";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { answerFor, configureModels, settle } from "../core/review/e2e-helpers.js";
-import type { Bundle, BundleList, Diff, FileList, Items, SpecDoc, Version, WriteResult } from "../helpers/types.js";
+import type {
+  Bundle,
+  BundleList,
+  Diff,
+  FileList,
+  Items,
+  SpecDoc,
+  Version,
+  WriteResult,
+} from "../helpers/types.js";
 
 const MIA: Actor = { id: "mia", name: "Mia", kind: "user", role: "member" };
 const ADMIN: Actor = { id: "ada", name: "Ada", kind: "user", role: "admin" };
@@ -94,8 +103,16 @@ describe.each(DB_KINDS)("hosted mode, bundles in the database, on %s", (kind) =>
 
   it("refuses a taken name in any letter case, and a name a bundle lies under, with nothing written", async () => {
     await create("payments/refunds");
-    await problem(await t.req("POST", "/bundles", { profile: "prd", name: "Payments/Refunds" }), 409, "bundle_exists");
-    await problem(await t.req("POST", "/bundles", { profile: "prd", name: "payments" }), 409, "bundle_exists");
+    await problem(
+      await t.req("POST", "/bundles", { profile: "prd", name: "Payments/Refunds" }),
+      409,
+      "bundle_exists",
+    );
+    await problem(
+      await t.req("POST", "/bundles", { profile: "prd", name: "payments" }),
+      409,
+      "bundle_exists",
+    );
     await problem(await t.req("POST", "/bundles", { profile: "prd", name: "../x" }), 400, "bad_path");
     await problem(await t.req("POST", "/bundles", { profile: "nope", name: "x" }), 400, "unknown_profile");
     expect((await json<BundleList>(t.req("GET", "/bundles"))).items).toHaveLength(1);
@@ -160,16 +177,22 @@ describe.each(DB_KINDS)("hosted mode, bundles in the database, on %s", (kind) =>
     expect(versions.items.map((v) => v.number)).toEqual([4, 3, 2, 1]);
     const diff = await json<Diff>(t.req("GET", `/docs/${doc.id}/diff?from=1&to=2`));
     expect(diff.files).toMatchObject([{ path: "refunds.md", change: "modified" }]);
-    expect(diff.sections.some((s) => s.heading_path.includes("Out of scope") && s.change === "added")).toBe(true);
+    expect(diff.sections.some((s) => s.heading_path.includes("Out of scope") && s.change === "added")).toBe(
+      true,
+    );
 
     // Lint ran on every save: the doc's verdict is on the current version.
     const after = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
     await t.runs.settled(doc.id);
-    const runs = await json<Items<{ version_number: number; kind: string }>>(t.req("GET", `/docs/${doc.id}/runs`));
+    const runs = await json<Items<{ version_number: number; kind: string }>>(
+      t.req("GET", `/docs/${doc.id}/runs`),
+    );
     expect(new Set(runs.items.map((r) => r.version_number))).toEqual(new Set([1, 2, 3, 4]));
     expect(after.current_version.number).toBe(4);
 
-    const zip = unzipSync(new Uint8Array(await (await t.req("GET", `/docs/${doc.id}/export?version=2`)).arrayBuffer()));
+    const zip = unzipSync(
+      new Uint8Array(await (await t.req("GET", `/docs/${doc.id}/export?version=2`)).arrayBuffer()),
+    );
     const names = Object.keys(zip).filter((n) => !n.endsWith("/"));
     expect(names.some((n) => n.endsWith("refunds.md"))).toBe(true);
     expect(names.some((n) => n.includes("flow.png"))).toBe(false);
@@ -183,7 +206,11 @@ describe.each(DB_KINDS)("hosted mode, bundles in the database, on %s", (kind) =>
   });
 
   it("imports pasted markdown and a zip of several bundles; a file outside every bundle refuses the zip whole", async () => {
-    const pasted = await t.req("POST", "/bundles/import", form({ text: ADR, name: "decisions/0007-postgres" }));
+    const pasted = await t.req(
+      "POST",
+      "/bundles/import",
+      form({ text: ADR, name: "decisions/0007-postgres" }),
+    );
     expect(pasted.status, await pasted.clone().text()).toBe(201);
     const got = await json<{ items: Bundle[]; problems: unknown[] }>(pasted);
     expect(got.items.map((b) => [b.slug, b.source_kind, b.visibility, b.docs[0]!.profile_key])).toEqual([

@@ -54,7 +54,10 @@ export function planNewBundles(
   const crowded = found.problems.find((p) => !/\.(md|markdown)$/i.test(p.path));
   if (crowded) throw new ApiError("two_spec_docs", `${joinPath(folder, crowded.path)}: ${crowded.message}`);
   if (found.bundles.length === 0)
-    throw new ApiError("no_spec_doc", `no markdown file under ${folder} names a \`type\`; nothing was written`);
+    throw new ApiError(
+      "no_spec_doc",
+      `no markdown file under ${folder} names a \`type\`; nothing was written`,
+    );
   const owned = new Set(found.bundles.flatMap((b) => b.files.map((f) => joinPath(b.slug, f))));
   const loose = paths.find((p) => !owned.has(p));
   if (loose !== undefined)

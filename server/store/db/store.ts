@@ -193,7 +193,12 @@ export class DbStore implements BundleStore {
       if (await this.nameTaken(folder)) throw taken();
       const planned = planNewBundles(folder, files, limits);
       const now = this.clock.now();
-      const made = planned.map((p) => ({ ...p, id: randomUUID(), docId: randomUUID(), versionId: randomUUID() }));
+      const made = planned.map((p) => ({
+        ...p,
+        id: randomUUID(),
+        docId: randomUUID(),
+        versionId: randomUUID(),
+      }));
       let records: VersionRecord[];
       try {
         records = await this.db.transaction(async (tx) => {
@@ -335,7 +340,10 @@ export class DbStore implements BundleStore {
       throw new ApiError("file_exists", `${dst} already exists; delete it first`);
     const mainMoves = src === head.docPath;
     if (mainMoves && (dst.includes("/") || !isMarkdownPath(dst)))
-      throw new ApiError("main_doc_required", "the spec doc must stay a markdown file at the top of its bundle");
+      throw new ApiError(
+        "main_doc_required",
+        "the spec doc must stay a markdown file at the top of its bundle",
+      );
     if (src === dst) return { version: await this.versionRepo.head(head.bundleId), changed: false };
     const { bytes } = await this.versionRepo.fileBytes(head.headId, src);
     return this.apply(
@@ -361,7 +369,8 @@ export class DbStore implements BundleStore {
     const { next, newBlobs } = nextFiles(head.files, changes, await this.limits());
     const docPath = newDocPath ?? head.docPath;
     const mainInfo = checkSpecDocRules(docPath, changes);
-    if (sameFiles(next, head.files)) return { version: await this.versionRepo.head(head.bundleId), changed: false };
+    if (sameFiles(next, head.files))
+      return { version: await this.versionRepo.head(head.bundleId), changed: false };
 
     const fields: { path?: string; profileKey?: string; problems?: DocProblem[] | null } = {};
     if (newDocPath !== undefined) fields.path = newDocPath;
@@ -396,29 +405,34 @@ export class DbStore implements BundleStore {
 
   // --------------------------------------------------- skipped and dismissed
 
-  /** No served folder, so no markdown is ever skipped. */
-  async skipped(): Promise<string[]> {
+  /** No served folder, so no markdown is ever skipped (nor adopted, nor dismissed). */
+  skipped(): Promise<string[]> {
     return Promise.resolve([]);
   }
 
-  async adoptSkipped(picks: Array<{ path: string }>): Promise<string[]> {
-    if (picks.length === 0) return [];
-    throw new ApiError("validation_failed", `${picks[0]!.path} is not a skipped markdown file`, {
-      errors: [{ field: "body.docs.path", message: "not in GET /skipped (hosted mode skips nothing)" }],
+  adoptSkipped(picks: Array<{ path: string }>): Promise<string[]> {
+    if (picks.length === 0) return Promise.resolve([]);
+    return Promise.reject(
+      new ApiError("validation_failed", `${picks[0]!.path} is not a skipped markdown file`, {
+        errors: [{ field: "body.docs.path", message: "not in GET /skipped (hosted mode skips nothing)" }],
+      }),
+    );
+  }
+
+  dismissed(): Promise<DismissedDoc[]> {
+    return Promise.resolve([]);
+  }
+
+  dismiss(path: string): Promise<DismissedDoc> {
+    return Promise.resolve().then(() => {
+      throw new ApiError(
+        "file_not_found",
+        `${safeRelativePath(path)} is not a markdown file of a served folder (hosted mode has none)`,
+      );
     });
   }
 
-  async dismissed(): Promise<DismissedDoc[]> {
-    return Promise.resolve([]);
-  }
-
-  async dismiss(path: string): Promise<DismissedDoc> {
-    const p = safeRelativePath(path);
-    throw new ApiError("file_not_found", `${p} is not a markdown file of a served folder (hosted mode has none)`);
-  }
-
-  async undismiss(path: string): Promise<boolean> {
-    safeRelativePath(path);
-    return Promise.resolve(false);
+  undismiss(path: string): Promise<boolean> {
+    return Promise.resolve().then(() => (safeRelativePath(path), false));
   }
 }

@@ -49,13 +49,19 @@ describe.each(DB_KINDS)("DbStore on %s", (kind) => {
       { author: "mia" },
     );
     const rows = await a.bundlesByIds(ids);
-    expect(rows.map((r) => [r.bundle.slug, r.bundle.title, r.bundle.sourceKind, r.bundle.visibility]).sort()).toEqual([
+    expect(
+      rows.map((r) => [r.bundle.slug, r.bundle.title, r.bundle.sourceKind, r.bundle.visibility]).sort(),
+    ).toEqual([
       ["specs/decisions", "decisions", "db", "internal"],
       ["specs/search", "search", "db", "internal"],
     ]);
     const search = rows.find((r) => r.bundle.slug === "specs/search")!;
     expect(search.head).toMatchObject({ number: 1, created_by: "mia", message: "Created" });
-    expect((await a.files(search.head.id)).map((f) => f.path)).toEqual(["img/flow.png", "notes.md", "prd.md"]);
+    expect((await a.files(search.head.id)).map((f) => f.path)).toEqual([
+      "img/flow.png",
+      "notes.md",
+      "prd.md",
+    ]);
     // A spec doc whose frontmatter does not parse is still a bundle, with its problem recorded.
     const adr = rows.find((r) => r.bundle.slug === "specs/decisions")!;
     expect(adr.doc.profileKey).toBe("adr");
@@ -104,7 +110,8 @@ describe.each(DB_KINDS)("DbStore on %s", (kind) => {
 
   it("takes a name in any letter case and the folders above a bundle, across stores", async () => {
     await a.addFolder("Payments/Refunds", new Map([["prd.md", enc.encode(PRD)]]));
-    for (const name of ["payments/refunds", "PAYMENTS", "payments"]) expect(await b.nameTaken(name)).toBe(true);
+    for (const name of ["payments/refunds", "PAYMENTS", "payments"])
+      expect(await b.nameTaken(name)).toBe(true);
     expect(await b.nameTaken("payments/refunds/appeals")).toBe(false);
     expect(await b.nameTaken("pay")).toBe(false);
     expect(await code(b.addFolder("payments", new Map([["prd.md", enc.encode(PRD)]])))).toBe("bundle_exists");
@@ -125,7 +132,13 @@ describe.each(DB_KINDS)("DbStore on %s", (kind) => {
     expect(head.number).toBe(2);
     expect((await b.doc(docId)).head.id).toBe(head.id);
     // A write changes the doc row for every store: the type follows the spec doc's text.
-    await b.write(docId, head.id, [{ path: "prd.md", bytes: enc.encode(PRD.replace("prd", "rfc")) }], "bob", "T");
+    await b.write(
+      docId,
+      head.id,
+      [{ path: "prd.md", bytes: enc.encode(PRD.replace("prd", "rfc")) }],
+      "bob",
+      "T",
+    );
     expect((await a.doc(docId)).doc.profileKey).toBe("rfc");
   });
 });
