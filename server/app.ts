@@ -62,7 +62,7 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
     c.set("deps", deps);
     await next();
   });
-  app.use("*", requestGuard({ ...http, publicUrl: http.publicUrl ?? deps.publicUrl }));
+  app.use("*", requestGuard(http, deps.publicUrl));
   app.use("*", bodyLimit());
   app.use("*", actorMiddleware());
 

@@ -73,22 +73,26 @@ function isPublicHost(parsed: { name: string; port?: number }, url: URL): boolea
   return parsed.port === (url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port));
 }
 
-/** The guard: Host, then Origin / Sec-Fetch-Site on state-changing requests. */
-export function requestGuard(opts: HttpOptions): MiddlewareHandler<Env> {
+/**
+ * The guard: Host, then Origin / Sec-Fetch-Site on state-changing requests. `opts` is read on
+ * each request (the port is set once the server listens); `publicUrl` is the service's
+ * (deps.publicUrl), used when `opts` names none.
+ */
+export function requestGuard(opts: HttpOptions, publicUrl?: string): MiddlewareHandler<Env> {
   const corsOrigins = (opts.corsOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, ""));
-  const publicOrigin =
-    opts.publicUrl !== undefined ? new URL(opts.publicUrl).origin.toLowerCase() : undefined;
   const grant = corsOrigins.length
     ? cors({ origin: (o) => (corsOrigins.includes(o.toLowerCase()) ? o : null), maxAge: 600 })
     : undefined;
   return async (c, next) => {
     const url = new URL(c.req.url);
     const host = c.req.header("host") ?? url.host;
-    if (!hostAllowed(host, opts))
+    const pub = opts.publicUrl ?? publicUrl;
+    if (!hostAllowed(host, pub === opts.publicUrl ? opts : { ...opts, publicUrl: pub }))
       throw new ApiError(
         "misdirected_request",
-        `this server does not answer to the host ${JSON.stringify(host.slice(0, 200))}; use ${opts.publicUrl ?? "http://localhost:<port>"} or the address it listens on`,
+        `this server does not answer to the host ${JSON.stringify(host.slice(0, 200))}; use ${pub ?? "http://localhost:<port>"} or the address it listens on`,
       );
+    const publicOrigin = pub !== undefined ? new URL(pub).origin.toLowerCase() : undefined;
     const origin = c.req.header("origin");
     const own = `${url.protocol}//${host}`.toLowerCase();
     const allowedOrigin =
