@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { packageRoot } from "../../node/package.js";
+import { freshPostgres } from "../helpers/app.js";
 
 const root = packageRoot();
 const main = join(root, "cli", "main.ts");
@@ -237,29 +238,19 @@ describe("spec-review serve --hosted: running", () => {
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     "serves hosted mode on the Postgres server of DATABASE_URL, nothing in the data dir",
     async () => {
-      const { default: postgres } = await import("postgres");
-      const base = process.env.TEST_DATABASE_URL!;
-      const name = `sr_hosted_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-      const admin = postgres(base, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`CREATE DATABASE ${name}`);
-      await admin.end();
-      cleanups.push(async () => {
-        const a = postgres(base, { max: 1, onnotice: () => {} });
-        await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await a.end();
-      });
-      const url = new URL(base);
-      url.pathname = "/" + name;
+      const pg = await freshPostgres();
+      cleanups.push(pg.drop);
       const data = tempDir();
       const s = await serveHosted(["--port", "0", "--data-dir", data], {
         SPEC_REVIEW_SECRET_KEY: KEY,
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: pg.url,
       });
       await expectHosted(s);
       expect(existsSync(join(data, "db"))).toBe(false);
       expect(await stop(s)).toBe(0);
       // Migrations ran on that database: its tables are there, with no bundle yet.
-      const check = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const { default: postgres } = await import("postgres");
+      const check = postgres(pg.url, { max: 1, onnotice: () => {} });
       try {
         const rows = await check<{ n: number }[]>`select count(*)::int as n from bundles`;
         expect(rows[0]!.n).toBe(0);

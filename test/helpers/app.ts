@@ -31,7 +31,8 @@ export const DB_KINDS: Array<"pglite" | "postgres"> = process.env.TEST_DATABASE_
   ? ["pglite", "postgres"]
   : ["pglite"];
 
-async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A new database on the Postgres server of TEST_DATABASE_URL, and how to drop it. */
+export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `sr_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const { default: postgres } = await import("postgres");
