@@ -64,7 +64,8 @@ describe.each(DB_KINDS)("hosted mode, bundles in the database, on %s", (kind) =>
   let t: TestApp;
   beforeEach(async () => {
     t = await makeTestApp({ kind, mode: "hosted", actor: MIA });
-  });
+    // The first opens the test file's database (PGlite: seconds, more on a busy machine).
+  }, 180_000);
   afterEach(async () => {
     await t.close();
   });
@@ -262,7 +263,8 @@ describe.each(DB_KINDS)("hosted mode: the full review of a db bundle, on %s", (k
   });
   beforeEach(async () => {
     t = await makeTestApp({ kind, mode: "hosted", actor: ADMIN, worker: { pollMs: 20 } });
-  });
+    // The first opens the test file's database (PGlite: seconds, more on a busy machine).
+  }, 180_000);
   afterEach(async () => {
     await t.close();
   });

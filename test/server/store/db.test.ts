@@ -31,7 +31,8 @@ describe.each(DB_KINDS)("DbStore on %s", (kind) => {
     database = await emptyDatabase(kind);
     a = new DbStore({ db: database.db, clock: systemClock, logger: silentLogger });
     b = new DbStore({ db: database.db, clock: systemClock, logger: silentLogger });
-  });
+    // The first opens the test file's database (PGlite: seconds, more on a busy machine).
+  }, 180_000);
   afterEach(async () => {
     await a.stop();
     await b.stop();
