@@ -1,4 +1,7 @@
-/** `spec-review serve [folder]`: the HTTP API over one folder, on embedded PGlite or Postgres. */
+/**
+ * `spec-review serve [folder]`: the HTTP API over one folder, on embedded PGlite or Postgres.
+ * `spec-review serve --hosted`: hosted mode, bundles held in the database, no folder.
+ */
 import { parseArgs } from "node:util";
 import {
   accessSync,
@@ -12,27 +15,39 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CONFIG_FOLDER, repositoryProfilesDir } from "../node/profiles.js";
+import { isLoopback, parsePublicUrl } from "../server/public-url.js";
 
 export const SERVE_USAGE = `Usage: spec-review serve [folder] [options]
+       spec-review serve --hosted [options]
 
 Serves the spec bundles in a folder (default: the current folder) over HTTP at
-http://<host>:<port>/api/v1, with the API reference at /api/v1/docs.
+http://<host>:<port>/api/v1, with the API reference at /api/v1/docs. With --hosted,
+serves hosted mode instead: people sign in, and bundles live in the database (no folder).
 
 Options:
-  --port <n>        port to listen on (default 8787; 0 picks a free one)
-  --host <addr>     address to listen on (default 127.0.0.1, this machine only)
-  --data-dir <dir>  where the embedded database lives (default <folder>/.spec-review/data/)
-  --profiles <dir>  add a folder of profiles (<key>/profile.yaml); repeatable
-  --no-watch        do not watch the folder; edits on disk are picked up on reads
-  --allow-remote    listen on an address other machines reach (local mode has no sign-in:
-                    every request then needs the API token printed at start, as a bearer token)
-  -h, --help        show this help
+  --hosted            hosted mode (see docs/hosted.md); needs SPEC_REVIEW_SECRET_KEY
+  --port <n>          port to listen on (default 8787; 0 picks a free one)
+  --host <addr>       address to listen on (default 127.0.0.1, this machine only)
+  --public-url <url>  the address people reach the service at (e.g. behind a proxy);
+                      links are built from it and requests naming it are answered.
+                      Required with --hosted on an address other than loopback
+  --data-dir <dir>    where the embedded database lives (default <folder>/.spec-review/data/;
+                      hosted: $XDG_DATA_HOME/spec-review/hosted, or ~/.local/share/…)
+  --profiles <dir>    add a folder of profiles (<key>/profile.yaml); repeatable
+  --no-watch          do not watch the folder; edits on disk are picked up on reads
+  --allow-remote      local mode on an address other machines reach (there is no sign-in:
+                      every request then needs the API token printed at start, as a bearer token)
+  -h, --help          show this help
 
 Environment:
-  DATABASE_URL      postgres://… to use a Postgres server instead of the embedded database
-  LOG_LEVEL         debug for more log lines
+  DATABASE_URL            postgres://… to use a Postgres server instead of the embedded database
+  PUBLIC_URL              the same as --public-url (the flag wins)
+  SPEC_REVIEW_SECRET_KEY  base64 of 32 random bytes (openssl rand -base64 32): seals model
+                          backend secrets; required in hosted mode
+  LOG_LEVEL               debug for more log lines
 
 Profiles: the built-ins, plus the folder's own in .spec-review/profiles/<key>/ (commit
 them), plus each --profiles folder; a profile with the key of an earlier one replaces it.
@@ -43,7 +58,11 @@ Migrations run at start. Edits made on disk by other programs become versions by
 class UsageError extends Error {}
 
 export interface ServeOptions {
-  folder: string;
+  mode: "local" | "hosted";
+  /** The served folder (local mode). */
+  folder?: string;
+  /** --public-url or PUBLIC_URL, checked. */
+  publicUrl?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -55,13 +74,18 @@ export interface ServeOptions {
   allowRemote: boolean;
 }
 
-export function parseServeArgs(argv: string[]): ServeOptions | "help" {
+export function parseServeArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): ServeOptions | "help" {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
       options: {
+        hosted: { type: "boolean" },
+        "public-url": { type: "string" },
         port: { type: "string" },
         host: { type: "string" },
         "data-dir": { type: "string" },
@@ -76,22 +100,25 @@ export function parseServeArgs(argv: string[]): ServeOptions | "help" {
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";
+  const hosted = values.hosted === true;
+  if (hosted && positionals.length > 0)
+    throw new UsageError("hosted mode serves no folder: its bundles live in the database; drop the folder");
+  if (hosted && values["no-watch"])
+    throw new UsageError("--no-watch is for a served folder; hosted mode has none");
   if (positionals.length > 1) throw new UsageError(`serve takes one folder, got ${positionals.length}`);
-  const folder = resolve(positionals[0] ?? ".");
-  try {
-    if (!statSync(folder).isDirectory()) throw new UsageError(`${folder} is not a folder`);
-    accessSync(folder, constants.R_OK | constants.X_OK);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot read folder ${folder}`);
-  }
+  const folder = hosted ? undefined : readableFolder(resolve(positionals[0] ?? "."));
   const portText = values.port ?? "8787";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535)
     throw new UsageError(`--port must be a number from 0 to 65535, got ${portText}`);
   const host = values.host ?? "127.0.0.1";
   if (host.trim() === "") throw new UsageError("--host must not be empty");
-  const profileDirs = [repositoryProfilesDir(folder)];
+  const publicUrl = publicUrlOf(values["public-url"] ?? (env.PUBLIC_URL || undefined));
+  if (hosted && publicUrl === undefined && !isLoopback(host))
+    throw new UsageError(
+      `--host ${host} is not a loopback address: give --public-url (or PUBLIC_URL), the address people reach the service at, so that requests naming it are answered and links point at it`,
+    );
+  const profileDirs = folder === undefined ? [] : [repositoryProfilesDir(folder)];
   for (const p of values.profiles ?? []) {
     const dir = resolve(p);
     if (!existsSync(dir) || !statSync(dir).isDirectory())
@@ -99,10 +126,14 @@ export function parseServeArgs(argv: string[]): ServeOptions | "help" {
     profileDirs.push(dir);
   }
   return {
-    folder,
+    mode: hosted ? "hosted" : "local",
+    ...(folder !== undefined ? { folder } : {}),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
     port,
     host,
-    dataDir: resolve(values["data-dir"] ?? defaultDataDir(folder)),
+    dataDir: resolve(
+      values["data-dir"] ?? (folder === undefined ? hostedDataDir(env) : defaultDataDir(folder)),
+    ),
     defaultDataDir: values["data-dir"] === undefined,
     profileDirs,
     watch: !values["no-watch"],
@@ -125,7 +156,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
-  if (opts.defaultDataDir) {
+  if (opts.mode === "hosted") {
+    const problem = await secretKeyProblem();
+    if (problem) {
+      process.stderr.write(`spec-review serve --hosted: ${problem}\n`);
+      return 2;
+    }
+  }
+  if (opts.defaultDataDir && opts.folder !== undefined) {
     const moved = moveLegacyData(opts.folder);
     if (moved.length > 0)
       process.stderr.write(
@@ -147,8 +185,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.stderr.write(`spec-review serve: ${err.message}\n`);
     return 2;
   }
+  const base = server.publicUrl ?? server.url;
   process.stderr.write(
-    `spec-review serving ${opts.folder} at ${server.url}/api/v1 (docs: ${server.url}/api/v1/docs)\n`,
+    opts.folder !== undefined
+      ? `spec-review serving ${opts.folder} at ${base}/api/v1 (docs: ${base}/api/v1/docs)\n`
+      : `spec-review serving hosted mode at ${base}/api/v1 (docs: ${base}/api/v1/docs; listening on ${server.url})\n`,
   );
   const stop = () => {
     server.close().then(
@@ -159,6 +200,43 @@ export async function serveCommand(argv: string[]): Promise<number> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   return -1; // keep running
+}
+
+function readableFolder(folder: string): string {
+  try {
+    if (!statSync(folder).isDirectory()) throw new UsageError(`${folder} is not a folder`);
+    accessSync(folder, constants.R_OK | constants.X_OK);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read folder ${folder}`);
+  }
+  return folder;
+}
+
+function publicUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parsePublicUrl(value);
+  } catch (err) {
+    throw new UsageError(`--public-url: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Why hosted mode cannot start with this environment's SPEC_REVIEW_SECRET_KEY, if it cannot. */
+async function secretKeyProblem(): Promise<string | undefined> {
+  const { loadSecretKey } = await import("../server/models/secrets.js");
+  try {
+    loadSecretKey({ mode: "hosted" });
+    return undefined;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return `${why}. Hosted mode seals the model backends' secrets with this key and keeps no key file; set it in the service's environment, the same on every start (a new key cannot open what the old one sealed)`;
+  }
+}
+
+/** Hosted mode's embedded database, when --data-dir names none: the user's data folder. */
+export function hostedDataDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "spec-review", "hosted");
 }
 
 /** Local mode's data folder: `<folder>/.spec-review/data/`, beside the repository's configuration. */

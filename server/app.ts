@@ -64,7 +64,7 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
     c.set("deps", deps);
     await next();
   });
-  app.use("*", requestGuard(http, deps.mode));
+  app.use("*", requestGuard(http, deps.publicUrl));
   if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
   app.use("*", cookieCsrf());
   app.use("*", bodyLimit());

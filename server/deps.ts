@@ -48,11 +48,15 @@ export interface Deps {
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */
   accounts: Accounts;
-  /** The address people reach the service at; links (invites, reset links) start with it. */
-  publicUrl?: string;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";
+  /**
+   * The address people reach the service at (`--public-url`, PUBLIC_URL), without a
+   * trailing slash: links the service prints or sends (invites, reset and share links) are
+   * built from it. Unset when only loopback addresses reach it.
+   */
+  publicUrl?: string;
   /** spec-review's own version (package.json). */
   serverVersion: string;
 }

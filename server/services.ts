@@ -5,7 +5,7 @@
  * app (`createApp(services)`) and the review worker only use what it holds. Nothing here
  * is a module-level singleton: two graphs in one process share nothing but the code.
  *
- *   database ─┬─ store (the served folder) ─ runs (lint) ─ bundle index
+ *   database ─┬─ store (local: the served folder; hosted: the database) ─ runs (lint) ─ bundle index
  *             ├─ profiles
  *             ├─ budget ─ models (backends and roles)
  *             ├─ bus (run events) ─ review service ─ worker (full reviews)
@@ -14,6 +14,8 @@
 import { join } from "node:path";
 import { openDatabase, type Database } from "./db/index.js";
 import { LocalStore } from "./store/local.js";
+import { DbStore } from "./store/db/store.js";
+import type { BundleStore } from "./store/types.js";
 import { silentLogger, systemClock, type Clock, type Deps, type Logger } from "./deps.js";
 import { limitsFrom } from "./settings.js";
 import { packageRoot, packageVersion } from "./paths.js";
@@ -37,13 +39,17 @@ export const DEFAULT_PUBLIC_URL = "http://localhost:8787";
 
 export interface ServicesConfig {
   /**
-   * `local`: one person's folder, no sign-in. `hosted`: many people sign in (accounts and
-   * the database store are being built: until then a hosted graph serves `folder` too, for
-   * tests only; `spec-review serve` refuses hosted mode).
+   * `local`: one person's folder, no sign-in. `hosted`: many people sign in, and bundles
+   * live in the database (source kind `db`, server/store/db/).
    */
   mode: "local" | "hosted";
-  /** The served folder. */
-  folder: string;
+  /** The served folder: required in local mode; hosted mode has none. */
+  folder?: string;
+  /**
+   * The address people reach the service at (`https://specs.example.com`), behind whatever
+   * proxy: links the service prints or sends are built from it.
+   */
+  publicUrl?: string;
   /**
    * The database: a URL (`postgres://…`, a PGlite folder, `memory://`), opened and closed
    * by the graph; or an open database the caller keeps (and closes) itself.
@@ -75,15 +81,15 @@ export interface ServicesConfig {
   auth?: Authenticator;
   /** Hosted mode: the guest cookie's authenticator (share links), asked after the token and the session. */
   guestAuth?: Authenticator;
-  /** The address people reach the service at (default: http://localhost:8787). */
-  publicUrl?: string;
   /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
   passwordCost?: number;
 }
 
 export interface Services extends Deps {
   database: Database;
-  store: LocalStore;
+  store: BundleStore;
+  /** The local store, in local mode (what scans and watches the served folder). */
+  local: LocalStore | undefined;
   models: ModelService;
   budget: DbBudget;
   /** The review worker, when `worker` was asked for. */
@@ -92,7 +98,29 @@ export interface Services extends Deps {
   close(): Promise<void>;
 }
 
+/** Local mode serves a folder; hosted mode none (its bundles live in the database). */
+function checkFolder(config: ServicesConfig): void {
+  if (config.mode === "hosted" && config.folder !== undefined)
+    throw new Error("hosted mode serves no folder: its bundles live in the database");
+  if (config.mode === "local" && config.folder === undefined)
+    throw new Error("local mode needs the folder to serve");
+}
+
+/** Local mode's store over the served folder; none in hosted mode. */
+function localStoreOf(config: ServicesConfig, db: Database["db"], clock: Clock, logger: Logger) {
+  if (config.folder === undefined) return undefined;
+  return new LocalStore({
+    root: config.folder,
+    db,
+    clock,
+    logger,
+    watch: config.watch ?? false,
+    limits: limitsFrom(db),
+  });
+}
+
 export async function createServices(config: ServicesConfig): Promise<Services> {
+  checkFolder(config);
   const clock = config.clock ?? systemClock;
   const logger = config.logger ?? silentLogger;
   // What to undo, newest first, when a later step fails or the graph closes.
@@ -134,14 +162,8 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       config.profileDirs ?? [],
     );
     await profiles.start();
-    const store = new LocalStore({
-      root: config.folder,
-      db,
-      clock,
-      logger,
-      watch: config.watch ?? false,
-      limits: limitsFrom(db),
-    });
+    const local = localStoreOf(config, db, clock, logger);
+    const store: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
     // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
     const heavy = new HeavyPool();
     undo.push(() => heavy.close());
@@ -174,10 +196,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           ? localAuthenticator(config.actor)
           : hostedAuthenticator(accounts.sessions, config.guestAuth)),
       accounts,
-      publicUrl,
       clock,
       logger,
       mode: config.mode,
+      ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       serverVersion: config.serverVersion ?? packageVersion(),
     };
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
@@ -204,6 +226,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     return Object.assign(deps, {
       database,
       store,
+      local,
       models,
       budget,
       worker,

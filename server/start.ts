@@ -1,4 +1,7 @@
-/** Starting the service: the service graph (server/services.ts), then the HTTP listener. */
+/**
+ * Starting the service: the service graph (server/services.ts), then the HTTP listener.
+ * Local mode serves a folder; hosted mode (`hosted`) serves bundles held in the database.
+ */
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -7,6 +10,8 @@ import { jsonLogger, systemClock } from "./deps.js";
 import { createServices } from "./services.js";
 import { ensureFirstAdminInvite } from "./auth/first-admin.js";
 import { localApiToken } from "./auth/remote.js";
+import { publicLink } from "./public-url.js";
+import { API_PREFIX } from "./version.js";
 
 /** A comma-separated list from the environment, without blanks. */
 function listFromEnv(value: string | undefined): string[] {
@@ -17,7 +22,12 @@ function listFromEnv(value: string | undefined): string[] {
 }
 
 export interface StartOptions {
-  folder: string;
+  /** `hosted`: bundles in the database, no folder (default: local). */
+  mode?: "local" | "hosted";
+  /** The served folder (local mode). */
+  folder?: string;
+  /** The address people reach the service at (checked: server/public-url.ts). */
+  publicUrl?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -35,6 +45,8 @@ export interface StartOptions {
 
 export interface RunningServer {
   url: string;
+  /** The address people reach it at, when one was given. */
+  publicUrl?: string;
   port: number;
   close(): Promise<void>;
 }
@@ -49,9 +61,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     opts.prepareDataDir(opts.dataDir);
     url = join(opts.dataDir, "db");
   }
+  const mode = opts.mode ?? "local";
   const services = await createServices({
-    mode: "local",
-    folder: opts.folder,
+    mode,
+    ...(mode === "local" ? { folder: opts.folder } : {}),
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
     database: url,
     // Backend secrets are sealed under SPEC_REVIEW_SECRET_KEY, or <data-dir>/secret.key (made on first start).
     dataDir: opts.dataDir,
@@ -68,6 +82,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     allowedHosts: [opts.host, ...listFromEnv(process.env.SPEC_REVIEW_ALLOWED_HOSTS)],
     corsOrigins: listFromEnv(process.env.SPEC_REVIEW_CORS_ORIGINS),
     apiToken,
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
   };
   const app = createApp(services, http);
   let server: ReturnType<typeof serve>;
@@ -83,13 +98,19 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
-  logger.info("listening", { url: `http://${host}:${port}/api/v1`, database: services.database.kind });
+  logger.info("listening", {
+    mode,
+    url: `http://${host}:${port}/api/v1`,
+    ...(opts.publicUrl !== undefined ? { public_url: publicLink(opts.publicUrl, API_PREFIX) } : {}),
+    database: services.database.kind,
+  });
   if (apiToken)
     print(`api token: ${apiToken}  (send as Authorization: Bearer <token>; every request needs it)`);
   const invite = await ensureFirstAdminInvite(services);
   if (invite) print(invite);
   return {
     url: `http://${host}:${port}`,
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
     port,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,9 +1,10 @@
 /**
- * Who may talk to the service. In local mode only requests whose `Host` names the address the
- * server listens on are answered (a web page cannot reach it through DNS rebinding), and a
- * state-changing request from a browser must come from the service's own origin (a page the
- * user visits cannot post a cross-site form or fetch). Requests with no `Origin` (curl,
- * scripts, the CLI) pass. CORS is granted only to origins an operator configured.
+ * Who may talk to the service. Only requests whose `Host` names the address the server
+ * listens on, a loopback name, or the public URL's host are answered (a web page cannot
+ * reach it through DNS rebinding), and a state-changing request from a browser must come
+ * from the service's own origin or the public URL's (a page the user visits cannot post a
+ * cross-site form or fetch). Requests with no `Origin` (curl, scripts, the CLI) pass. CORS is
+ * granted only to origins an operator configured.
  */
 import { hostname as machineName } from "node:os";
 import { isIP } from "node:net";
@@ -24,6 +25,11 @@ export interface HttpOptions {
   corsOrigins?: string[];
   /** Local mode with --allow-remote: every request needs this token as `Authorization: Bearer` (middleware/remote-token.ts). */
   apiToken?: string;
+  /**
+   * The address people reach the service at, behind a proxy (`https://specs.example.com`):
+   * its host (with its port) is answered and its origin may change data.
+   */
+  publicUrl?: string;
 }
 
 const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
@@ -48,6 +54,7 @@ function bare(host: string): string {
 export function hostAllowed(host: string, opts: HttpOptions): boolean {
   const parsed = parseHost(host);
   if (!parsed) return false;
+  if (opts.publicUrl !== undefined && isPublicHost(parsed, new URL(opts.publicUrl))) return true;
   if (parsed.port !== undefined && opts.port !== undefined && parsed.port !== opts.port) return false;
   const configured = (opts.allowedHosts ?? []).map(bare);
   if (LOOPBACK.includes(parsed.name) || configured.includes(parsed.name)) return true;
@@ -61,8 +68,19 @@ export function hostAllowed(host: string, opts: HttpOptions): boolean {
   return false;
 }
 
-/** The guard of local mode: Host, then Origin / Sec-Fetch-Site on state-changing requests. */
-export function requestGuard(opts: HttpOptions, mode: "local" | "hosted"): MiddlewareHandler<Env> {
+/** True when `parsed` is the public URL's host, with its port (the scheme's default when it names none) or none. */
+function isPublicHost(parsed: { name: string; port?: number }, url: URL): boolean {
+  if (parsed.name !== bare(url.hostname)) return false;
+  if (parsed.port === undefined) return true;
+  return parsed.port === (url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port));
+}
+
+/**
+ * The guard: Host, then Origin / Sec-Fetch-Site on state-changing requests. `opts` is read on
+ * each request (the port is set once the server listens); `publicUrl` is the service's
+ * (deps.publicUrl), used when `opts` names none.
+ */
+export function requestGuard(opts: HttpOptions, publicUrl?: string): MiddlewareHandler<Env> {
   const corsOrigins = (opts.corsOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, ""));
   const grant = corsOrigins.length
     ? cors({ origin: (o) => (corsOrigins.includes(o.toLowerCase()) ? o : null), maxAge: 600 })
@@ -70,17 +88,20 @@ export function requestGuard(opts: HttpOptions, mode: "local" | "hosted"): Middl
   return async (c, next) => {
     const url = new URL(c.req.url);
     const host = c.req.header("host") ?? url.host;
-    if (mode === "local" || opts.allowedHosts?.length) {
-      if (!hostAllowed(host, opts))
-        throw new ApiError(
-          "misdirected_request",
-          `this server does not answer to the host ${JSON.stringify(host.slice(0, 200))}; use http://localhost:<port> or the address it listens on`,
-        );
-    }
+    const pub = opts.publicUrl ?? publicUrl;
+    if (!hostAllowed(host, pub === opts.publicUrl ? opts : { ...opts, publicUrl: pub }))
+      throw new ApiError(
+        "misdirected_request",
+        `this server does not answer to the host ${JSON.stringify(host.slice(0, 200))}; use ${pub ?? "http://localhost:<port>"} or the address it listens on`,
+      );
+    const publicOrigin = pub !== undefined ? new URL(pub).origin.toLowerCase() : undefined;
     const origin = c.req.header("origin");
     const own = `${url.protocol}//${host}`.toLowerCase();
     const allowedOrigin =
-      origin !== undefined && (origin.toLowerCase() === own || corsOrigins.includes(origin.toLowerCase()));
+      origin !== undefined &&
+      (origin.toLowerCase() === own ||
+        origin.toLowerCase() === publicOrigin ||
+        corsOrigins.includes(origin.toLowerCase()));
     if (STATE_CHANGING.has(c.req.method)) {
       const site = c.req.header("sec-fetch-site")?.toLowerCase();
       if (origin !== undefined && !allowedOrigin)

@@ -110,7 +110,8 @@ export interface DismissedDoc {
 
 /**
  * Everything routes and services ask of a bundle store. `LocalStore` implements it
- * over a folder; each implementation runs the suite in test/server/store/.
+ * over a folder, `DbStore` (store/db/) in the database; each implementation runs the
+ * suite in test/server/store/.
  *
  * Rules every implementation keeps: a write names the version it is based on and fails
  * with `version_conflict` (changing nothing) when that is no longer the head; versions
@@ -148,9 +149,15 @@ export interface BundleStore {
   nameTaken(name: string): Promise<boolean>;
   /**
    * Add a new folder `name` holding `files` (paths relative to it) and register the
-   * bundles in it; answers their ids. `bundle_exists` when the name is taken.
+   * bundles in it; answers their ids. `bundle_exists` when the name is taken. `author`:
+   * who the first versions are by, where the store records it (the database store; the
+   * local store records what it finds on disk as by `local`).
    */
-  addFolder(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<string[]>;
+  addFolder(
+    name: string,
+    files: ReadonlyMap<string, Uint8Array>,
+    opts?: { author?: string },
+  ): Promise<string[]>;
 
   // ----------------------------------------------------------------- versions
   /** The version `ref` names (its id, or its number), or the head; 400 `bad_version` otherwise. */

@@ -1,6 +1,7 @@
 /**
  * A fresh app for a test: its own database (in-memory PGlite, or a new database on
- * the Postgres server of TEST_DATABASE_URL) and its own served folder.
+ * the Postgres server of TEST_DATABASE_URL) and, in local mode, its own served folder
+ * (hosted mode serves none: its bundles live in the database).
  */
 import { afterAll } from "vitest";
 import { sql } from "drizzle-orm";
@@ -11,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { openDatabase, type Database } from "../../server/db/index.js";
 import { createApp, type HttpOptions } from "../../server/app.js";
 import type { LocalStore } from "../../server/store/local.js";
+import type { BundleStore } from "../../server/store/types.js";
 import { silentLogger, type Clock, type Logger } from "../../server/deps.js";
 import type { ProfileRegistry } from "../../server/profiles.js";
 import type { DbBudget } from "../../server/models/budget.js";
@@ -20,7 +22,7 @@ import type { RunService } from "../../server/runs.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
 import type { RunBus } from "../../server/jobs/bus.js";
 import type { ReviewService } from "../../server/review/service.js";
-import type { Actor, Authenticator } from "../../server/auth/actor.js";
+import { localAuthenticator, type Actor, type Authenticator } from "../../server/auth/actor.js";
 import { createServices, type Services } from "../../server/services.js";
 
 const BUILTIN_PROFILES = resolve(import.meta.dirname, "../../profiles");
@@ -29,7 +31,8 @@ export const DB_KINDS: Array<"pglite" | "postgres"> = process.env.TEST_DATABASE_
   ? ["pglite", "postgres"]
   : ["pglite"];
 
-async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A new database on the Postgres server of TEST_DATABASE_URL, and how to drop it. */
+export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `sr_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const { default: postgres } = await import("postgres");
@@ -86,8 +89,12 @@ export async function emptyDatabase(kind: "pglite" | "postgres"): Promise<Databa
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
+  /** The served folder (local mode); in hosted mode an empty folder nothing reads. */
   root: string;
-  store: LocalStore;
+  /** The bundle store: the local store over `root`, or the database store in hosted mode. */
+  store: BundleStore;
+  /** The local store (scans of the served folder); throws in hosted mode. */
+  local: LocalStore;
   runs: RunService;
   index: BundleIndex;
   profiles: ProfileRegistry;
@@ -121,9 +128,9 @@ export interface TestAppOptions {
   clientFor?: ClientFactory;
   /** Start a review worker that runs queued full reviews (default: none). */
   worker?: WorkerOptions;
-  /** The caller every request comes from (default: the local admin). */
+  /** The caller every request comes from (default: the local admin; in hosted mode, nobody). */
   actor?: Actor;
-  /** `hosted` runs the app in hosted mode (default: local). */
+  /** `hosted` runs the app in hosted mode, bundles in the database (default: local). */
   mode?: "local" | "hosted";
   /** Who calls: overrides `actor` (any Authenticator, e.g. one that reads a test header). */
   auth?: Authenticator;
@@ -136,12 +143,15 @@ export interface TestAppOptions {
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const mode = opts.mode ?? "local";
+  if (mode === "hosted" && opts.fixture)
+    throw new Error("a hosted test app serves no folder: create its bundles through the API");
   const root = mkdtempSync(join(tmpdir(), "sr-test-"));
   if (opts.fixture) cpSync(opts.fixture, root, { recursive: true });
   const database = await emptyDatabase(opts.kind ?? "pglite");
   const services = await createServices({
-    mode: opts.mode ?? "local",
-    folder: root,
+    mode,
+    ...(mode === "local" ? { folder: root } : {}),
     // The test file's shared database: the graph leaves it open (afterAll closes it).
     database,
     secretKey: opts.secretKey ?? randomBytes(32),
@@ -157,11 +167,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
       testTimeoutMs: opts.modelTimeoutMs,
     },
     actor: opts.actor,
-    auth: opts.auth,
+    auth: opts.auth ?? (mode === "hosted" && opts.actor ? localAuthenticator(opts.actor) : undefined),
     passwordCost: opts.passwordCost,
   });
   const app = createApp(services, opts.http);
-  const { store, runs, index, profiles, models, budget, worker, bus, review } = services;
+  const { store, local, runs, index, profiles, models, budget, worker, bus, review } = services;
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
@@ -178,6 +188,10 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     app,
     root,
     store,
+    get local(): LocalStore {
+      if (!local) throw new Error("a hosted test app has no local store");
+      return local;
+    },
     runs,
     index,
     profiles,

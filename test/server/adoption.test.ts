@@ -19,7 +19,7 @@ describe.each(DB_KINDS)("skipped and dismissed docs on %s", (kind) => {
     mkdirSync(join(t.root, "legacy/billing"), { recursive: true });
     writeFileSync(join(t.root, "legacy/billing/spec.md"), "---\nowner: ana # keep me\n---\n# Billing\n");
     writeFileSync(join(t.root, "legacy/notes.md"), "# Notes\n");
-    await t.store.scanAll();
+    await t.local.scanAll();
     const res = await t.req("POST", "/skipped", {
       docs: [
         { path: "legacy/billing/spec.md", profile: "design" },
@@ -46,7 +46,7 @@ describe.each(DB_KINDS)("skipped and dismissed docs on %s", (kind) => {
     mkdirSync(join(t.root, "pair"));
     writeFileSync(join(t.root, "pair/a.md"), "# A\n");
     writeFileSync(join(t.root, "pair/b.md"), "# B\n");
-    await t.store.scanAll();
+    await t.local.scanAll();
     await problem(
       await t.req("POST", "/skipped", {
         docs: [

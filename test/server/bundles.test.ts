@@ -68,7 +68,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
     mkdirSync(join(t.root, "twins"));
     writeFileSync(join(t.root, "twins/a.md"), "---\ntype: prd\n---\n# A\n");
     writeFileSync(join(t.root, "twins/b.md"), "---\ntype: design\n---\n# B\n");
-    await t.store.scanAll();
+    await t.local.scanAll();
     const body = await json<BundleList>(t.req("GET", "/bundles"));
     expect(body.items.map((b) => b.slug)).not.toContain("twins");
     expect(body.problems).toEqual([{ path: "twins", message: expect.stringContaining("a.md, b.md") }]);
@@ -77,7 +77,7 @@ describe.each(DB_KINDS)("bundles on %s", (kind) => {
   it("still lists a doc whose frontmatter is malformed, with the problem stated", async () => {
     mkdirSync(join(t.root, "broken"));
     writeFileSync(join(t.root, "broken/spec.md"), "---\ntype: prd\ntitle: [unclosed\n---\n# Broken\n");
-    await t.store.scanAll();
+    await t.local.scanAll();
     const body = await json<BundleList>(t.req("GET", "/bundles"));
     const broken = body.items.find((b) => b.slug === "broken")!;
     expect(broken.docs[0]!.profile_key).toBe("prd");

@@ -48,7 +48,7 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
   beforeEach(async () => {
     t = await makeTestApp({ kind });
     cpSync(join(EXAMPLES, "prd"), join(t.root, "prd"), { recursive: true });
-    await t.store.scanAll();
+    await t.local.scanAll();
     text = readFileSync(join(t.root, "prd/saved-searches.md"), "utf8");
   });
   afterEach(async () => {
@@ -131,7 +131,7 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     mkdirSync(join(t.root, "untyped"));
     const body = text.replace(/^---\n[\s\S]*?\n---\n/, "---\ntype: prd\n---\n");
     writeFileSync(join(t.root, "untyped/spec.md"), body);
-    await t.store.scanAll();
+    await t.local.scanAll();
     await t.runs.idle();
     const list = await json<BundleList>(t.req("GET", "/bundles"));
     const doc = list.items.find((b) => b.slug === "untyped")!.docs[0]!;

@@ -22,7 +22,7 @@ The indexer consumes the change feed and updates the index within 5 seconds of a
 `;
 
 async function reportOf(t: TestApp, slug: string): Promise<string> {
-  await t.store.scanAll();
+  await t.local.scanAll();
   const list = await json<BundleList>(t.req("GET", "/bundles"));
   const doc = list.items.find((b) => b.slug === slug)?.docs[0];
   if (!doc) throw new Error(`no bundle ${slug}`);

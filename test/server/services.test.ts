@@ -132,7 +132,7 @@ describe("the service graph", () => {
     delete process.env.SPEC_REVIEW_SECRET_KEY;
     try {
       await expect(
-        createServices({ mode: "hosted", folder: tmpdir(), database: "memory://", dataDir: tmpdir() }),
+        createServices({ mode: "hosted", database: "memory://", dataDir: tmpdir() }),
       ).rejects.toThrow(/SPEC_REVIEW_SECRET_KEY is not set/);
     } finally {
       if (saved !== undefined) process.env.SPEC_REVIEW_SECRET_KEY = saved;

@@ -71,6 +71,7 @@ export function registerCreateBundle(r: Router): void {
     const [id] = await store.addFolder(
       name,
       new Map([[file, new TextEncoder().encode(docFromTemplate(profile, body.title))]]),
+      { author: caller(c).id },
     );
     if (id === undefined) throw new Error(`the new bundle ${name} was not found by the scan`);
     await recordCreated(deps(c), [id], caller(c));

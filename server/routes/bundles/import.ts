@@ -34,8 +34,8 @@ import {
 } from "../../store/import.js";
 import type { Limits } from "../../store/local.js";
 import { bundleView } from "../../views.js";
-import { registerCreateBundle } from "./create.js";
 import { caller } from "../../auth/actor.js";
+import { registerCreateBundle } from "./create.js";
 import { recordCreated } from "../../auth/share-links.js";
 
 const MB = 1024 * 1024;
@@ -416,7 +416,7 @@ export function registerBundleWrites(r: Router): void {
       [...files].map(([path, bytes]) => ({ path, size: bytes.length })),
       p.limits,
     );
-    const ids = await store.addFolder(p.name, files);
+    const ids = await store.addFolder(p.name, files, { author: caller(c).id });
     await recordCreated(deps(c), ids, caller(c));
     const rows = await store.bundlesByIds(ids);
     await Promise.all(rows.map((row) => runs.settled(row.doc.id)));

@@ -186,4 +186,14 @@ describe("hostAllowed", () => {
     expect(hostAllowed("attacker.example:4000", { allowedHosts: ["0.0.0.0"], port: 4000 })).toBe(false);
     expect(hostAllowed("specs.internal", { allowedHosts: ["specs.internal"] })).toBe(true);
   });
+
+  it("accepts the public URL's host behind a proxy, with its port or none, and no other port", () => {
+    const opts = { allowedHosts: ["127.0.0.1"], port: 8787, publicUrl: "https://specs.example.com/team" };
+    expect(hostAllowed("specs.example.com", opts)).toBe(true);
+    expect(hostAllowed("SPECS.example.com:443", opts)).toBe(true);
+    expect(hostAllowed("specs.example.com:8443", opts)).toBe(false);
+    expect(hostAllowed("specs.example.com.attacker.example", opts)).toBe(false);
+    expect(hostAllowed("specs.example.com:8000", { publicUrl: "http://specs.example.com:8000" })).toBe(true);
+    expect(hostAllowed("specs.example.com", { allowedHosts: ["127.0.0.1"] })).toBe(false);
+  });
 });

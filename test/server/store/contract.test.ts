@@ -10,6 +10,7 @@ import { ApiError } from "../../../server/errors.js";
 import { silentLogger, systemClock } from "../../../server/deps.js";
 import type { Database } from "../../../server/db/index.js";
 import { LocalStore } from "../../../server/store/local.js";
+import { DbStore } from "../../../server/store/db/store.js";
 import type { BundleStore, VersionEvent } from "../../../server/store/types.js";
 import { DB_KINDS, emptyDatabase } from "../../helpers/app.js";
 
@@ -39,6 +40,14 @@ const STORES: Array<{ name: string; make: (database: Database) => Promise<Made> 
           rmSync(root, { recursive: true, force: true });
         },
       };
+    },
+  },
+  {
+    name: "db",
+    make: async (database) => {
+      const store = new DbStore({ db: database.db, clock: systemClock, logger: silentLogger });
+      await store.start();
+      return { store, close: () => store.stop() };
     },
   },
 ];
