@@ -19,6 +19,7 @@
  *   --skip-memory, --idle-seconds N (5).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -186,6 +187,27 @@ async function whilePolling<T>(
   }
 }
 
+/**
+ * A request with no time limit (fetch gives up after 300 s without the answer's headers,
+ * which a save of a 10 MB doc on a busy machine can pass), answered as a Response.
+ */
+async function slowFetch(url: string, init: RequestInit): Promise<Response> {
+  const req = new Request(url, init);
+  const body = Buffer.from(await req.arrayBuffer());
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = Object.fromEntries(req.headers);
+    headers["content-length"] = String(body.length);
+    const r = httpRequest(url, { method: req.method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0 })));
+      res.on("error", reject);
+    });
+    r.on("error", reject);
+    r.end(body);
+  });
+}
+
 async function json<T>(res: Promise<Response>): Promise<T> {
   const r = await res;
   const body = await r.text();
@@ -233,7 +255,7 @@ async function serverLoop(): Promise<void> {
     let versionId = doc.current_version.id;
     const put = async (text: string) => {
       const r = await json<{ version: { id: string; number: number } }>(
-        fetch(`${base}/docs/${doc.id}/files/content?path=spec.md&base_version=${versionId}`, {
+        slowFetch(`${base}/docs/${doc.id}/files/content?path=spec.md&base_version=${versionId}`, {
           method: "PUT",
           headers: { "content-type": "application/octet-stream" },
           body: Buffer.from(text),
@@ -290,7 +312,11 @@ async function serverLoop(): Promise<void> {
           `  ${pad(r.value ? `${label} (${r.value})` : label, 40)}${padl(ms(r.ms), 12)}   GET /meta max ${padl(ms(r.maxMs), 9)} (${r.polls} answers)`,
         );
       } catch (err) {
-        out(`  ${pad(label, 40)} FAILED: ${err instanceof Error ? err.message : String(err)}`);
+        const why =
+          err instanceof Error
+            ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ""}`
+            : String(err);
+        out(`  ${pad(label, 40)} FAILED: ${why}`);
         const child = served!.child;
         await new Promise((r) => setTimeout(r, 1000));
         if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
@@ -309,7 +335,7 @@ async function serverLoop(): Promise<void> {
       await lintDone(base, doc.id, number);
     });
     await measured("GET /export?format=html", async () => {
-      const r = await fetch(`${base}/docs/${doc.id}/export?format=html`);
+      const r = await slowFetch(`${base}/docs/${doc.id}/export?format=html`, {});
       const body = await r.arrayBuffer();
       if (!r.ok) throw new Error(`HTTP ${r.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
       return `${(body.byteLength / 1e6).toFixed(1)} MB of HTML`;
@@ -322,7 +348,7 @@ async function serverLoop(): Promise<void> {
       const form = new FormData();
       form.set("file", new Blob([zip], { type: "application/zip" }), "big-import.zip");
       form.set("name", "big-import");
-      const r = await fetch(`${base}/bundles/import`, { method: "POST", body: form });
+      const r = await slowFetch(`${base}/bundles/import`, { method: "POST", body: form });
       const body = await r.text();
       if (r.status !== 201) throw new Error(`HTTP ${r.status}: ${body.slice(0, 300)}`);
       const items = (JSON.parse(body) as { items: Array<{ docs: DocRef[] }> }).items;
