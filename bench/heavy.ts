@@ -15,19 +15,11 @@
  *      PGlite and, when TEST_DATABASE_URL is set, with Postgres.
  *
  * Options: --small N, --large N, --big-mb N, --entries N, --skip-scaling, --skip-server,
+ *   --skip-saves (the request-loop part without the saves of the --small and --large docs),
  *   --skip-memory, --idle-seconds N (5).
  */
-import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -38,10 +30,10 @@ import { builtinProfilesDir } from "../node/package.js";
 import { lintBundle } from "../core/lint/index.js";
 import { renderMarkdown } from "../core/render/html.js";
 import { reportHtml, versionDiff } from "../server/heavy/tasks.js";
-import { packageRoot } from "../server/paths.js";
 import { bigDoc, editDoc } from "./lib/bigdoc.js";
 import { generateCorpus } from "./lib/corpus.js";
-import { freePort, killAll, start, stop, waitFor200, type Child } from "./lib/proc.js";
+import { killAll, stop } from "./lib/proc.js";
+import { ensureBuilt, serveFolder, type Served } from "./lib/serve.js";
 
 const { values } = parseArgs({
   options: {
@@ -53,6 +45,7 @@ const { values } = parseArgs({
     "skip-scaling": { type: "boolean", default: false },
     "skip-server": { type: "boolean", default: false },
     "skip-memory": { type: "boolean", default: false },
+    "skip-saves": { type: "boolean", default: false },
   },
 });
 const SMALL = Number(values.small);
@@ -72,7 +65,6 @@ for (const [name, v] of [
     process.exit(2);
   }
 
-const root = packageRoot();
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const ms = (n: number) => `${n >= 100 ? n.toFixed(0) : n.toFixed(1)} ms`;
@@ -81,10 +73,21 @@ const padl = (s: string, n: number) => s.padStart(n);
 
 // ----------------------------------------------------------------- scaling
 
-function time<T>(f: () => T): { ms: number; value: T } {
+/** CPU milliseconds of this process (every thread: the collector's too). */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Wall and CPU time of one call. On a machine shared with other work the wall time
+ * includes waiting for a core; the CPU time does not, so its ratio is the steadier one.
+ */
+function time<T>(f: () => T): { ms: number; cpu: number; value: T } {
+  const c = cpuMs();
   const t = performance.now();
   const value = f();
-  return { ms: performance.now() - t, value };
+  return { ms: performance.now() - t, cpu: cpuMs() - c, value };
 }
 
 function scaling(): void {
@@ -128,58 +131,24 @@ function scaling(): void {
   out(
     `  (${(docs[0]!.bytes.length / 1e6).toFixed(2)} MB and ${(docs[1]!.bytes.length / 1e6).toFixed(2)} MB; linear is ${(LARGE / SMALL).toFixed(0)}x, aim: at most ${((LARGE / SMALL) * 1.5).toFixed(0)}x)`,
   );
-  out(`  ${pad("operation", 24)}${padl(`${SMALL}`, 12)}${padl(`${LARGE}`, 12)}${padl("ratio", 9)}`);
+  out(
+    `  ${pad("operation", 24)}${padl(`${SMALL}`, 12)}${padl(`${LARGE}`, 12)}${padl("ratio", 9)}   CPU time: ${SMALL} / ${LARGE} / ratio`,
+  );
   for (const op of ops) {
     log(`timing ${op.name} ...`);
-    const small = time(() => op.run(docs[0]!)).ms;
-    const large = time(() => op.run(docs[1]!)).ms;
+    const small = time(() => op.run(docs[0]!));
+    const large = time(() => op.run(docs[1]!));
     out(
-      `  ${pad(op.name, 24)}${padl(ms(small), 12)}${padl(ms(large), 12)}${padl(`${(large / small).toFixed(1)}x`, 9)}`,
+      `  ${pad(op.name, 24)}${padl(ms(small.ms), 12)}${padl(ms(large.ms), 12)}${padl(`${(large.ms / small.ms).toFixed(1)}x`, 9)}` +
+        `   ${padl(ms(small.cpu), 10)} ${padl(ms(large.cpu), 10)} ${padl(`${(large.cpu / small.cpu).toFixed(1)}x`, 7)}`,
     );
   }
 }
 
 // ------------------------------------------------------------------ server
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (e.name.endsWith(".ts")) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** The server runs from dist/ as users run it: built first when missing or older than the sources. */
-function ensureBuilt(): void {
-  const main = join(root, "dist", "cli", "main.js");
-  const sources = Math.max(...["cli", "core", "server"].map((d) => newestSource(join(root, d))));
-  if (existsSync(main) && statSync(main).mtimeMs >= sources) return;
-  log("building dist/ (npm run build) ...");
-  const r = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8" });
-  if (r.status !== 0 && !existsSync(main)) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
-}
-
-interface Served {
-  child: Child;
-  base: string;
-}
-
-async function serve(folder: string, databaseUrl?: string): Promise<Served> {
-  const port = await freePort();
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child = start(
-    process.execPath,
-    [join(root, "dist", "cli", "main.js"), "serve", folder, "--port", String(port)],
-    { cwd: root, env },
-  );
-  const base = `http://127.0.0.1:${port}/api/v1`;
-  await waitFor200(`${base}/meta`, child, performance.now(), 300_000);
-  return { child, base };
-}
+const serve = (folder: string, databaseUrl?: string): Promise<Served> =>
+  serveFolder(folder, databaseUrl ? { databaseUrl } : {});
 
 /** Polls GET /meta every 20 ms while `work` runs; the slowest answer and how many were asked. */
 async function whilePolling<T>(
@@ -216,6 +185,27 @@ async function whilePolling<T>(
     done = true;
     await poller;
   }
+}
+
+/**
+ * A request with no time limit (fetch gives up after 300 s without the answer's headers,
+ * which a save of a 10 MB doc on a busy machine can pass), answered as a Response.
+ */
+async function slowFetch(url: string, init: RequestInit): Promise<Response> {
+  const req = new Request(url, init);
+  const body = Buffer.from(await req.arrayBuffer());
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = Object.fromEntries(req.headers);
+    headers["content-length"] = String(body.length);
+    const r = httpRequest(url, { method: req.method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0 })));
+      res.on("error", reject);
+    });
+    r.on("error", reject);
+    r.end(body);
+  });
 }
 
 async function json<T>(res: Promise<Response>): Promise<T> {
@@ -259,13 +249,13 @@ async function serverLoop(): Promise<void> {
     writeFileSync(join(folder, "big", "spec.md"), "---\ntype: prd\n---\n# Big\n\nStarts small.\n");
     log("starting the server ...");
     served = await serve(folder);
-    const { base } = served;
+    let base = served.base;
     const bundles = await json<{ items: Array<{ docs: DocRef[] }> }>(fetch(`${base}/bundles`));
     const doc = bundles.items[0]!.docs[0]!;
     let versionId = doc.current_version.id;
     const put = async (text: string) => {
       const r = await json<{ version: { id: string; number: number } }>(
-        fetch(`${base}/docs/${doc.id}/files/content?path=spec.md&base_version=${versionId}`, {
+        slowFetch(`${base}/docs/${doc.id}/files/content?path=spec.md&base_version=${versionId}`, {
           method: "PUT",
           headers: { "content-type": "application/octet-stream" },
           body: Buffer.from(text),
@@ -277,24 +267,29 @@ async function serverLoop(): Promise<void> {
     // Warm up the server's paths and its worker threads.
     await lintDone(base, doc.id, await put(bigDoc({ sections: 300, seed: 1 })));
 
-    out("\nSaves (PUT /files/content: the answer, then the lint of the new version)");
-    const saveTimes: number[] = [];
-    for (const sections of [SMALL, LARGE]) {
-      const text = bigDoc({ sections, seed: sections });
-      let number = 0;
-      const r = await whilePolling(base, async () => {
-        const t = performance.now();
-        number = await put(text);
-        const answered = performance.now() - t;
-        await lintDone(base, doc.id, number);
-        return answered;
-      });
-      saveTimes.push(r.value);
+    async function sizedSaves(): Promise<void> {
+      out("\nSaves (PUT /files/content: the answer, then the lint of the new version)");
+      const saveTimes: number[] = [];
+      for (const sections of [SMALL, LARGE]) {
+        const text = bigDoc({ sections, seed: sections });
+        let number = 0;
+        const r = await whilePolling(base, async () => {
+          const t = performance.now();
+          number = await put(text);
+          const answered = performance.now() - t;
+          await lintDone(base, doc.id, number);
+          return answered;
+        });
+        saveTimes.push(r.value);
+        out(
+          `  ${pad(`${sections} sections`, 18)} PUT ${padl(ms(r.value), 10)}   with its lint ${padl(ms(r.ms), 10)}   GET /meta max ${ms(r.maxMs)}`,
+        );
+      }
       out(
-        `  ${pad(`${sections} sections`, 18)} PUT ${padl(ms(r.value), 10)}   with its lint ${padl(ms(r.ms), 10)}   GET /meta max ${ms(r.maxMs)}`,
+        `  PUT ratio ${(saveTimes[1]! / saveTimes[0]!).toFixed(1)}x (linear ${(LARGE / SMALL).toFixed(0)}x)`,
       );
     }
-    out(`  PUT ratio ${(saveTimes[1]! / saveTimes[0]!).toFixed(1)}x (linear ${(LARGE / SMALL).toFixed(0)}x)`);
+    if (!values["skip-saves"]) await sizedSaves();
 
     // A doc just under --big-mb MB.
     let sections = Math.round((BIG_MB * 1e6) / 100);
@@ -305,42 +300,61 @@ async function serverLoop(): Promise<void> {
     out(
       `\nThe request loop while a ${mb} MB doc (${sections} sections) is worked on (GET /meta every 20 ms; aim: under 100 ms)`,
     );
-    log(`saving the ${mb} MB doc ...`);
-    const save = await whilePolling(base, async () => {
+    /**
+     * One operation while GET /meta is polled: its line, or why it failed (with the end of
+     * the server's log when the server stopped, and a new server for what follows).
+     */
+    const measured = async (label: string, work: () => Promise<string | void>) => {
+      log(`${label} ...`);
+      try {
+        const r = await whilePolling(base, work);
+        out(
+          `  ${pad(r.value ? `${label} (${r.value})` : label, 40)}${padl(ms(r.ms), 12)}   GET /meta max ${padl(ms(r.maxMs), 9)} (${r.polls} answers)`,
+        );
+      } catch (err) {
+        const why =
+          err instanceof Error
+            ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ""}`
+            : String(err);
+        out(`  ${pad(label, 40)} FAILED: ${why}`);
+        const child = served!.child;
+        await new Promise((r) => setTimeout(r, 1000));
+        if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+          out(
+            `    the server stopped (${child.proc.exitCode ?? child.proc.signalCode}); the end of its log:`,
+          );
+          out(child.stderr().slice(-2000).replace(/^/gm, "    | "));
+          log("starting the server again ...");
+          served = await serve(folder);
+          base = served.base;
+        }
+      }
+    };
+    await measured(`PUT of the ${mb} MB doc, then its lint`, async () => {
       const number = await put(big);
       await lintDone(base, doc.id, number);
     });
-    out(
-      `  ${pad("PUT, then its lint", 34)}${padl(ms(save.ms), 12)}   GET /meta max ${padl(ms(save.maxMs), 9)} (${save.polls} answers)`,
-    );
-    log("exporting it as HTML ...");
-    const exp = await whilePolling(base, async () => {
-      const r = await fetch(`${base}/docs/${doc.id}/export?format=html`);
+    await measured("GET /export?format=html", async () => {
+      const r = await slowFetch(`${base}/docs/${doc.id}/export?format=html`, {});
       const body = await r.arrayBuffer();
-      if (!r.ok) throw new Error(`export: HTTP ${r.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
-      return body.byteLength;
+      if (!r.ok) throw new Error(`HTTP ${r.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+      return `${(body.byteLength / 1e6).toFixed(1)} MB of HTML`;
     });
-    out(
-      `  ${pad(`GET /export?format=html (${(exp.value / 1e6).toFixed(1)} MB)`, 34)}${padl(ms(exp.ms), 12)}   GET /meta max ${padl(ms(exp.maxMs), 9)} (${exp.polls} answers)`,
-    );
-    log(`importing it in a zip of ${ENTRIES} files ...`);
     const files: Record<string, Uint8Array> = { "spec.md": Buffer.from(big) };
     for (let i = 1; i < ENTRIES; i++)
       files[`notes/n${String(i).padStart(5, "0")}.txt`] = Buffer.from(`note ${i}\n`);
     const zip = zipSync(files, { level: 1 });
-    const imp = await whilePolling(base, async () => {
+    await measured(`POST /bundles/import, then its lint`, async () => {
       const form = new FormData();
       form.set("file", new Blob([zip], { type: "application/zip" }), "big-import.zip");
       form.set("name", "big-import");
-      const r = await fetch(`${base}/bundles/import`, { method: "POST", body: form });
+      const r = await slowFetch(`${base}/bundles/import`, { method: "POST", body: form });
       const body = await r.text();
-      if (r.status !== 201) throw new Error(`import: HTTP ${r.status}: ${body.slice(0, 300)}`);
+      if (r.status !== 201) throw new Error(`HTTP ${r.status}: ${body.slice(0, 300)}`);
       const items = (JSON.parse(body) as { items: Array<{ docs: DocRef[] }> }).items;
       for (const it of items) for (const d of it.docs) await lintDone(base, d.id, d.current_version.number);
+      return `${ENTRIES} files, ${(zip.length / 1e6).toFixed(1)} MB zip`;
     });
-    out(
-      `  ${pad(`POST /bundles/import (${ENTRIES} files)`, 34)}${padl(ms(imp.ms), 12)}   GET /meta max ${padl(ms(imp.maxMs), 9)} (${imp.polls} answers)`,
-    );
   } finally {
     if (served) await stop(served.child, 60_000);
     rmSync(folder, { recursive: true, force: true });

@@ -43,6 +43,14 @@ export interface ProfileLookup {
   list(): Profile[];
 }
 
+/**
+ * Called between the steps of a long plan; answers a promise when the caller wants the
+ * event loop to have a turn (the server's slices), else undefined.
+ */
+export type Pause = () => Promise<void> | undefined;
+
+const noPause: Pause = () => undefined;
+
 /** An import the plan refuses: a stable code, a message, and the field at fault when there is one. */
 export class ImportPlanError extends Error {
   constructor(
@@ -94,13 +102,14 @@ export function bundleOf(name: string, docPath: string): string {
  * in a preview, where the guess is only offered). `top` is the folder stripped from the
  * import's paths, which `docs` paths may still name.
  */
-export function classifyImport(
+export async function classifyImport(
   entries: readonly ImportFile[],
   request: ClassifyRequest,
   profiles: ProfileLookup,
   top: string | undefined,
   preview: boolean,
-): PlannedMarkdown[] {
+  pause: Pause = noPause,
+): Promise<PlannedMarkdown[]> {
   const known = (key: string, where: string) => {
     if (key !== "" && !profiles.get(key))
       throw new ImportPlanError(
@@ -128,7 +137,14 @@ export function classifyImport(
   const markdown = entries.filter((e) => isMarkdownPath(e.path));
   const single = markdown.length === 1;
   const list = profiles.list();
-  return markdown.map((e): PlannedMarkdown => {
+  const planned: PlannedMarkdown[] = [];
+  for (const e of markdown) {
+    await pause();
+    planned.push(classifyOne(e));
+  }
+  return planned;
+
+  function classifyOne(e: ImportFile): PlannedMarkdown {
     const text = decoder.decode(e.bytes);
     const title = docTitle(text);
     const base = { path: e.path, text, ...(title ? { title } : {}) };
@@ -144,34 +160,50 @@ export function classifyImport(
       if (guess) return { ...base, profile: guess.key, source: "guess", spec: single };
     }
     return { ...base, profile: "", source: "none", spec: false };
-  });
+  }
 }
 
 /**
  * The import's files laid out so each spec doc is in a folder of its own: docs that share
  * a folder each move into a sub-folder named after them, taking along the assets their
- * relative links and images name. Answers the files and each doc's new path.
+ * relative links and images name. Answers the files and each doc's new path. Linear in the
+ * number of files and docs (maps and sets, no search of the entries per doc or link).
  */
-export function layoutImport(
+export async function layoutImport(
   entries: readonly ImportFile[],
   specs: readonly Pick<PlannedMarkdown, "path" | "text">[],
-): { files: Map<string, Uint8Array>; docPath: Map<string, string> } {
+  pause: Pause = noPause,
+): Promise<{ files: Map<string, Uint8Array>; docPath: Map<string, string> }> {
   const files = new Map(entries.map((e) => [e.path, e.bytes]));
+  const byPath = new Map(entries.map((e) => [e.path, e]));
   const docPath = new Map(specs.map((d) => [d.path, d.path]));
   const specPaths = new Set(specs.map((d) => d.path));
   const taken = new Set<string>();
   for (const e of entries) {
-    const segs = e.path.toLowerCase().split("/");
-    for (let i = 1; i <= segs.length; i++) taken.add(segs.slice(0, i).join("/"));
+    // Every folder above the file, and the file: one slash at a time, linear in the path.
+    const lower = e.path.toLowerCase();
+    for (let at = lower.indexOf("/"); at >= 0; at = lower.indexOf("/", at + 1)) taken.add(lower.slice(0, at));
+    taken.add(lower);
   }
+  const nextSuffix = new Map<string, number>();
   const groups = new Map<string, Pick<PlannedMarkdown, "path" | "text">[]>();
-  for (const d of specs) groups.set(folderOf(d.path), [...(groups.get(folderOf(d.path)) ?? []), d]);
+  for (const d of specs) {
+    const folder = folderOf(d.path);
+    const group = groups.get(folder);
+    if (group) group.push(d);
+    else groups.set(folder, [d]);
+  }
   for (const [folder, docs] of groups) {
     if (docs.length < 2) continue;
     for (const d of docs) {
+      await pause();
       const s = slugifyName(stem(d.path)) || "doc";
       let sub = joinPath(folder, s);
-      for (let n = 2; taken.has(sub.toLowerCase()); n++) sub = joinPath(folder, `${s}-${n}`);
+      // Docs whose names make the same slug take -2, -3, ...: each search starts where the last ended.
+      const key = sub.toLowerCase();
+      let n = nextSuffix.get(key) ?? 2;
+      while (taken.has(sub.toLowerCase())) sub = joinPath(folder, `${s}-${n++}`);
+      nextSuffix.set(key, n);
       taken.add(sub.toLowerCase());
       const bytes = files.get(d.path)!;
       files.delete(d.path);
@@ -190,7 +222,7 @@ export function layoutImport(
         }
         const target = resolveInBundle(d.path, ref);
         if (target === undefined || specPaths.has(target)) continue;
-        const asset = byPathOf(entries, target);
+        const asset = byPath.get(target);
         if (!asset || !isUnder(target, folder)) continue;
         const rel = folder === "." ? target : target.slice(folder.length + 1);
         files.set(joinPath(sub, rel), asset.bytes);
@@ -198,8 +230,4 @@ export function layoutImport(
     }
   }
   return { files, docPath };
-}
-
-function byPathOf(entries: readonly ImportFile[], path: string): ImportFile | undefined {
-  return entries.find((e) => e.path === path);
 }

@@ -4,7 +4,12 @@
  */
 import { z } from "@hono/zod-openapi";
 
-export const Uuid = z.uuid();
+/**
+ * A UUID. UUIDs compare case-insensitively (RFC 9562): an id written in upper case, in a
+ * body, names the same thing, so every id field reads it in lower case, the form ids are
+ * stored and answered in. Path and query ids get the same rule in server/app.ts.
+ */
+export const Uuid = z.uuid().toLowerCase();
 
 export const ProblemSchema = z
   .object({

@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { Inflate } from "fflate";
 import { isMap, isSeq, parseDocument } from "yaml";
 import { ApiError, BadPathError, TooLargeError } from "../errors.js";
+import { slices, type Pause } from "../slices.js";
 import type { Limits } from "./local.js";
 import { staysInside } from "./fsutil.js";
 import { Mutex } from "./mutex.js";
@@ -158,8 +159,13 @@ function badZip(why: string): ApiError {
  * summing over max_bundle_mb, and big entries declaring more than MAX_RATIO times their
  * compressed size. While inflating, an entry that yields more than it declared is a
  * `zip_bomb`, and inflation stops there.
+ *
+ * It works in slices (server/slices.ts), giving the request loop a turn every few
+ * milliseconds, so a .zip of thousands of entries or a large one does not hold other
+ * requests.
  */
-export function readZip(zip: Uint8Array, limits: Limits): ImportEntry[] {
+export async function readZip(zip: Uint8Array, limits: Limits): Promise<ImportEntry[]> {
+  const pause = slices();
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   const u16 = (at: number) => view.getUint16(at, true);
   const u32 = (at: number) => view.getUint32(at, true);
@@ -182,6 +188,7 @@ export function readZip(zip: Uint8Array, limits: Limits): ImportEntry[] {
   const central: CentralEntry[] = [];
   let at = cdOffset;
   for (let n = 0; n < count; n++) {
+    await pause();
     if (at + 46 > zip.length || u32(at) !== 0x02014b50)
       throw badZip(`central directory entry ${n} is damaged`);
     const flags = u16(at + 8);
@@ -220,6 +227,7 @@ export function readZip(zip: Uint8Array, limits: Limits): ImportEntry[] {
   // Decide everything from the declared values before inflating a byte.
   const kept: Array<CentralEntry & { path: string }> = [];
   for (const e of central) {
+    await pause();
     const path = importPath(e.name, "zip entry");
     if (path !== undefined) kept.push({ ...e, path });
   }
@@ -232,7 +240,9 @@ export function readZip(zip: Uint8Array, limits: Limits): ImportEntry[] {
       );
   checkSizes(kept, limits);
 
-  return kept.map((e) => {
+  const entries: ImportEntry[] = [];
+  for (const e of kept) {
+    await pause();
     const lo = e.localOffset;
     if (lo + 30 > zip.length || u32(lo) !== 0x04034b50)
       throw badZip(`the local header of ${e.path} is damaged`);
@@ -241,14 +251,19 @@ export function readZip(zip: Uint8Array, limits: Limits): ImportEntry[] {
     const data = zip.subarray(start, start + e.compSize);
     if (e.method === 0) {
       if (e.compSize !== e.size) throw badZip(`the stored entry ${e.path} has two different sizes`);
-      return { path: e.path, bytes: data.slice() };
-    }
-    return { path: e.path, bytes: inflateBounded(data, e.size, e.path) };
-  });
+      entries.push({ path: e.path, bytes: data.slice() });
+    } else entries.push({ path: e.path, bytes: await inflateBounded(data, e.size, e.path, pause) });
+  }
+  return entries;
 }
 
 /** Inflates `data`, refusing (and stopping) as soon as the output passes `declared` bytes. */
-function inflateBounded(data: Uint8Array, declared: number, path: string): Uint8Array {
+async function inflateBounded(
+  data: Uint8Array,
+  declared: number,
+  path: string,
+  pause: Pause,
+): Promise<Uint8Array> {
   const out = new Uint8Array(declared);
   let filled = 0;
   let over = false;
@@ -262,8 +277,10 @@ function inflateBounded(data: Uint8Array, declared: number, path: string): Uint8
     filled += chunk.length;
   });
   try {
-    for (let i = 0; i < data.length && !over; i += INFLATE_STEP)
+    for (let i = 0; i < data.length && !over; i += INFLATE_STEP) {
       inflater.push(data.subarray(i, i + INFLATE_STEP), i + INFLATE_STEP >= data.length);
+      await pause();
+    }
     if (data.length === 0) inflater.push(new Uint8Array(0), true);
   } catch (err) {
     throw badZip(

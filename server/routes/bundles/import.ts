@@ -33,6 +33,7 @@ import {
   type ImportEntry,
 } from "../../store/import.js";
 import type { Limits } from "../../store/local.js";
+import { slices } from "../../slices.js";
 import { bundleView } from "../../views.js";
 import { caller } from "../../auth/actor.js";
 import { registerCreateBundle } from "./create.js";
@@ -255,7 +256,7 @@ async function gather(
     }
     if (lower.endsWith(".zip")) {
       if (f.size > limits.maxBundleMb * MB) throw new TooLargeError("bundle", f.size, limits.maxBundleMb);
-      const stripped = stripCommonTop(readZip(new Uint8Array(await f.arrayBuffer()), limits));
+      const stripped = stripCommonTop(await readZip(new Uint8Array(await f.arrayBuffer()), limits));
       return { entries: stripped.entries, nameHint: stripped.top ?? stem(f.name) };
     }
     throw new ApiError(
@@ -289,9 +290,9 @@ interface Plan {
 }
 
 /** The plan's refusals as API errors (docs/errors.md). */
-function planned<T>(fn: () => T): T {
+async function planned<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     if (!(err instanceof ImportPlanError)) throw err;
     if (err.code === "unknown_profile") throw new ApiError("unknown_profile", err.message);
@@ -311,7 +312,9 @@ async function plan(c: Context<Env>, preview: boolean): Promise<Plan & { limits:
     ...(form.profile !== undefined ? { profile: form.profile } : {}),
     ...(form.docs ? { docs: form.docs } : {}),
   };
-  const md = planned(() => classifyImport(gathered.entries, request, profiles, gathered.nameHint, preview));
+  const md = await planned(() =>
+    classifyImport(gathered.entries, request, profiles, gathered.nameHint, preview, slices()),
+  );
   let name = form.name;
   if (name === undefined) {
     const hint = gathered.nameHint ?? pastedTitle;
@@ -334,7 +337,7 @@ export function registerBundleWrites(r: Router): void {
     const { store, profiles } = deps(c);
     const p = await plan(c, true);
     const specs = p.md.filter((d) => d.spec);
-    const { docPath } = layoutImport(p.entries, specs);
+    const { docPath } = await layoutImport(p.entries, specs, slices());
     const links = suggestLinks(
       p.md.map((d) => ({ path: d.path, profile: d.profile })),
       (key) => profiles.get(key)?.upstream,
@@ -367,8 +370,10 @@ export function registerBundleWrites(r: Router): void {
         "no markdown file of the import names a `type`: send `profile` (one markdown file) or pick profiles in `docs`; POST /bundles/import/preview shows guesses",
       );
     // Write the type into docs that did not name one, then the confirmed links.
+    const pause = slices();
     const texts = new Map<string, string>();
     for (const d of specs) {
+      await pause();
       if (d.source === "frontmatter") continue;
       try {
         texts.set(d.path, setFrontmatterKeys(d.text, { type: d.profile }));
@@ -378,7 +383,7 @@ export function registerBundleWrites(r: Router): void {
         );
       }
     }
-    const { files, docPath } = layoutImport(p.entries, specs);
+    const { files, docPath } = await layoutImport(p.entries, specs, pause);
     const specPaths = new Set(specs.map((d) => d.path));
     const byFrom = new Map<string, FrontmatterLink[]>();
     for (const [i, l] of (p.form.links ?? []).entries()) {
@@ -399,6 +404,7 @@ export function registerBundleWrites(r: Router): void {
     }
     const encoder = new TextEncoder();
     for (const d of specs) {
+      await pause();
       let text = texts.get(d.path) ?? d.text;
       const links = byFrom.get(d.path);
       if (links) {

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { ApiError } from "../../errors.js";
-import { BundleIdParams, BundleListSchema, BundleSchema } from "../../schemas/common.js";
+import { BundleIdParams, BundleListSchema, BundleSchema, Uuid } from "../../schemas/common.js";
 import { bundleView } from "../../views.js";
 import { registerBundleWrites } from "./import.js";
 import { visibleTo } from "../../auth/visibility.js";
@@ -21,7 +21,7 @@ const ListQuery = z.object({
 
 export const DeletePlanSchema = z
   .object({
-    bundle_id: z.uuid(),
+    bundle_id: Uuid,
     slug: z.string(),
     source_kind: z.enum(["local", "db", "repohost"]),
     action: z
@@ -36,7 +36,7 @@ export const DeletePlanSchema = z
   .openapi("DeletePlan");
 
 const DeleteResultSchema = z
-  .object({ deleted: z.boolean(), bundle_id: z.uuid(), files_removed: z.int() })
+  .object({ deleted: z.boolean(), bundle_id: Uuid, files_removed: z.int() })
   .openapi("BundleDeleted");
 
 function encodeCursor(slug: string): string {

@@ -3,7 +3,7 @@ import { zipSync } from "fflate";
 import { ApiError } from "../../errors.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { htmlReport } from "../../report/export.js";
-import { DocIdParams, SpecDocSchema, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
+import { DocIdParams, SpecDocSchema, Uuid, VersionSchema, WriteResultSchema } from "../../schemas/common.js";
 import { docView } from "../../views.js";
 import { docVerdict } from "../../runs.js";
 import type { WriteResult } from "../../store/types.js";
@@ -15,7 +15,7 @@ import { isText, mediaType } from "./media.js";
 import type { Context } from "hono";
 import type { Env } from "../../http.js";
 
-const BaseVersion = z.uuid().openapi({
+const BaseVersion = Uuid.openapi({
   description: "id of the version the change is based on; a stale base fails with version_conflict",
 });
 
