@@ -88,12 +88,16 @@ export class TraceGraph {
       const to = this.bySlug.get(l.target);
       return to === undefined ? { ...base, target_kind: "bundle" } : { ...base, target_kind: "bundle", to };
     });
-    // The profile's rule: the one sibling bundle of the upstream type, unless a link names an upstream already.
+    // The profile's rule: the one bundle of the upstream type around it, unless a link names an upstream already.
     const type = upstreamOf(d.ref.profile_key);
     if (type && !links.some((l) => UPSTREAM_KINDS.has(l.kind) && l.target_kind === "bundle")) {
       const parent = folderOf(d.ref.slug);
+      // Its parent bundle, or a sibling (a bundle in the same folder).
       const same = this.docs.filter(
-        (o, i) => i !== self && o.ref.profile_key === type && folderOf(o.ref.slug) === parent && o.ref.slug !== ".",
+        (o, i) =>
+          i !== self &&
+          o.ref.profile_key === type &&
+          (o.ref.slug === parent || (folderOf(o.ref.slug) === parent && o.ref.slug !== ".")),
       );
       if (same.length === 1)
         links.push({
