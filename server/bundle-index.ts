@@ -17,21 +17,27 @@ export class BundleIndex {
   private loaded = false;
   private dirty = new Set<string>();
   private loading: Promise<void> | undefined;
+  /** Upstream bundle -> bundles whose latest run read it (their verdict goes stale with it). */
+  private readonly readers = new Map<string, Set<string>>();
   private readonly mark = ({ bundleId }: { bundleId: string }) => {
     this.dirty.add(bundleId);
+  };
+  private readonly markVersion = ({ bundleId }: { bundleId: string }) => {
+    this.dirty.add(bundleId);
+    for (const reader of this.readers.get(bundleId) ?? []) this.dirty.add(reader);
   };
 
   constructor(
     private readonly store: BundleStore,
     private readonly runs: RunService,
   ) {
-    store.events.on("version", this.mark);
+    store.events.on("version", this.markVersion);
     store.events.on("changed", this.mark);
     runs.events.on("run", this.mark);
   }
 
   stop(): void {
-    this.store.events.off("version", this.mark);
+    this.store.events.off("version", this.markVersion);
     this.store.events.off("changed", this.mark);
     this.runs.events.off("run", this.mark);
   }
@@ -74,7 +80,15 @@ export class BundleIndex {
         : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
       const latest = await this.runs.latestRuns(rows.map((r) => r.doc.id));
       if (this.loaded) for (const id of ids) this.views.delete(id);
-      for (const r of rows) this.views.set(r.bundle.id, bundleView(r, latest.get(r.doc.id)));
+      for (const r of rows) {
+        const run = latest.get(r.doc.id);
+        this.views.set(r.bundle.id, bundleView(r, run));
+        for (const up of run?.upstream?.bundleIds ?? []) {
+          let set = this.readers.get(up);
+          if (!set) this.readers.set(up, (set = new Set()));
+          set.add(r.bundle.id);
+        }
+      }
       this.loaded = true;
       this.sorted = null;
     } catch (err) {

@@ -61,8 +61,8 @@ for (const kind of DB_KINDS) {
       t = await makeTestApp({ kind, fixture: FIXTURE });
       await t.runs.idle();
       bySlug = await docs();
-    });
-    afterEach(() => t.close());
+    }, 180_000);
+    afterEach(() => t?.close());
 
     it("lists a doc's links by origin, with the bundle, and external targets unchecked", async () => {
       const api = await trace("shop/api");
@@ -135,6 +135,113 @@ for (const kind of DB_KINDS) {
       expect(rfc.matrices).toEqual([]);
       const adr = await trace("decisions/adr-0007-outbox");
       expect(adr.incoming.map((l) => [l.kind, l.target_ref])).toEqual([["references", "decisions/rfc-0042-retry-queue"]]);
+    });
+
+    const post = (slug: string, op: string, base: string, body?: unknown) =>
+      t.req("POST", `/docs/${bySlug.get(slug)!.id}/trace/${op}?base_version=${base}`, body);
+    const text = (slug: string, path: string) => readFileSync(join(t.root, slug, path), "utf8");
+
+    it("`This doc covers it` appends `Covers <ID>.` to the section as one version; again changes nothing", async () => {
+      const api = bySlug.get("shop/api")!;
+      const base = api.current_version.id;
+      const res = await json<{ version: { id: string; number: number }; changed: boolean; verdict?: unknown }>(
+        post("shop/api", "cover", base, { trace_id: "REQ-001", section: ["Gift card API", "Endpoints"] }),
+      );
+      expect(res.changed).toBe(true);
+      expect(res.version.number).toBe(api.current_version.number + 1);
+      expect(res.verdict).toBeDefined();
+      expect(text("shop/api", "api.md")).toContain("| DELETE | /giftcards/redeem-intents/{id} | release a hold |\n\nCovers REQ-001.\n\n## Errors");
+      const prd = await trace("shop/prd");
+      expect(prd.matrices[0]!.cells[0]![0]).toEqual({ state: "covered", section: ["Gift card API", "Endpoints"] });
+      const again = await json<{ version: { id: string }; changed: boolean }>(
+        post("shop/api", "cover", res.version.id, { trace_id: "REQ-001", section: ["Gift card API", "Endpoints"] }),
+      );
+      expect(again).toMatchObject({ changed: false, version: { id: res.version.id } });
+    });
+
+    it("keeps CRLF line ends when it writes into a CRLF doc", async () => {
+      const prd = bySlug.get("shop/prd")!;
+      const res = await json<{ changed: boolean }>(post("shop/prd", "ids", prd.current_version.id, {}));
+      expect(res.changed).toBe(true);
+      const after = text("shop/prd", "prd.md");
+      expect(after).toContain("\r\n- **REQ-006** A shopper MUST be able to remove an applied gift card");
+      expect(after.replace(/\r\n/g, "").includes("\n")).toBe(false);
+      expect((await trace("shop/prd")).suggestions).toEqual([]);
+    });
+
+    it("refuses bad input with a stable code and writes nothing", async () => {
+      const api = bySlug.get("shop/api")!;
+      const base = api.current_version.id;
+      const before = text("shop/api", "api.md");
+      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-999", section: ["Gift card API", "Errors"] }), 400, "unknown_trace_id");
+      // The API spec's own ID is not an upstream ID.
+      await problem(await post("shop/api", "cover", base, { trace_id: "API-001", section: ["Gift card API", "Errors"] }), 400, "unknown_trace_id");
+      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Nope"] }), 400, "section_not_found");
+      const prd = bySlug.get("shop/prd")!;
+      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-003"] }), 409, "trace_id_taken");
+      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-077"] }), 400, "unknown_trace_id");
+      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-006", "REQ-006"] }), 400, "validation_failed");
+      // A write on an older version conflicts.
+      await json(post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Errors"] }));
+      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-002", section: ["Gift card API", "Errors"] }), 409, "version_conflict");
+      expect(text("shop/api", "api.md")).toBe(before.replace("(REQ-004) |\n", "(REQ-004) |\n\nCovers REQ-004.\n"));
+      expect(text("shop/prd", "prd.md")).toBe(readFileSync(join(FIXTURE, "shop/prd/prd.md"), "utf8"));
+    });
+
+    it("removes a frontmatter or an adopted link as a new version; a rule link stays", async () => {
+      const api = bySlug.get("shop/api")!;
+      const del = (kind: string, target: string, base: string) =>
+        t.req("DELETE", `/docs/${api.id}/links?kind=${kind}&target_ref=${encodeURIComponent(target)}&base_version=${base}`);
+      await problem(await del("implements", "shop/nothing", api.current_version.id), 404, "link_not_found");
+      const r1 = await json<{ version: { id: string }; changed: boolean }>(del("refines", "shop/design", api.current_version.id));
+      expect(r1.changed).toBe(true);
+      expect(text("shop/api", "api.md")).not.toContain("links:");
+      const r2 = await json<{ version: { id: string } }>(del("implements", "shop/prd", r1.version.id));
+      const after = text("shop/api", "api.md");
+      expect(after).not.toContain("implements");
+      expect(after).toContain("references:\n  - https://github.com/acme/shop/issues/812");
+      // With no link to a bundle left, the profile's rule applies: an API spec implements the one design beside it.
+      const view = await trace("shop/api");
+      expect(view.links.find((l) => l.origin === "rule")).toMatchObject({
+        kind: "implements",
+        target_ref: "shop/design",
+        removable: false,
+      });
+      await problem(await del("implements", "shop/design", r2.version.id), 409, "link_not_removable");
+    });
+
+    it("a newer upstream version makes the downstream verdict stale until a new run", async () => {
+      const design = await doc("shop/design");
+      expect(design.verdict?.result).not.toBe("stale");
+      const prd = bySlug.get("shop/prd")!;
+      const prdText = readFileSync(join(t.root, "shop/prd/prd.md"));
+      const saved = await json<{ version: { id: string } }>(
+        t.req("PUT", `/docs/${prd.id}/files/content?path=prd.md&base_version=${prd.current_version.id}`,
+          Buffer.concat([prdText, Buffer.from("\r\n- Gift cards MUST NOT be usable on gift card purchases.\r\n")])),
+      );
+      expect(saved.version.id).not.toBe(prd.current_version.id);
+      const stale = await doc("shop/design");
+      expect(stale.verdict).toMatchObject({
+        result: "stale",
+        stale_reason: "upstream_changed",
+        version_number: design.current_version.number,
+      });
+      expect(stale.verdict!.stale_upstream!.map((d) => d.slug)).toEqual(["shop/prd"]);
+      // The RFC links nothing in the shop: its verdict stays.
+      expect((await doc("decisions/rfc-0042-retry-queue")).verdict?.result).not.toBe("stale");
+      // The bundle list counts it like no verdict on the current version.
+      const list = await json<{ items: { slug: string; state: string }[] }>(t.req("GET", "/bundles"));
+      expect(list.items.find((b) => b.slug === "shop/design")!.state).toBe("not_reviewed");
+      // A save of the design (a new run on the current versions) clears it.
+      const designText = readFileSync(join(t.root, "shop/design/design.md"), "utf8");
+      const res = await json<{ verdict?: { result: string; stale_reason?: string } }>(
+        t.req("PUT", `/docs/${design.id}/files/content?path=design.md&base_version=${design.current_version.id}`,
+          designText.replace("15 minutes", "10 minutes")),
+      );
+      expect(res.verdict?.result).not.toBe("stale");
+      const fresh = await doc("shop/design");
+      expect(fresh.verdict?.stale_reason).toBeUndefined();
+      expect(fresh.verdict?.result).not.toBe("stale");
     });
   });
 }
