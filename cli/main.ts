@@ -8,6 +8,7 @@ const USAGE = `spec-review <command> [options]
 Commands:
   serve [folder]   serve a folder of spec bundles over HTTP (see: spec-review serve --help)
   lint [paths...]  lint bundles without a server (see: spec-review lint --help)
+  trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
 
 Options:
   -h, --help       show this help
@@ -21,6 +22,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./serve.js")).serveCommand(rest);
     case "lint":
       return (await import("./lint.js")).lintCommand(rest);
+    case "trace":
+      return (await import("./trace.js")).traceCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");
