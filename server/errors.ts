@@ -51,8 +51,6 @@ export const ERROR_CODES = {
   // traceability (docs/trace.md)
   unknown_trace_id: { status: 400, title: "No such trace ID to cover or insert" },
   section_not_found: { status: 400, title: "The doc has no section with that heading path" },
-  link_kind_invalid: { status: 400, title: "Not a link kind" },
-  link_to_self: { status: 400, title: "A doc cannot link to itself" },
   trace_id_taken: { status: 409, title: "The trace ID is already used in the doc" },
   link_cycle: { status: 409, title: "The links would form a cycle" },
   link_not_found: { status: 404, title: "The doc has no such link" },

@@ -20,6 +20,8 @@ import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 import type { Anchor } from "../core/anchor/anchor.js";
 import { recordUpstream, runUpstreams, upstreamReads, type RunUpstream } from "./trace/upstream.js";
+import { linkFindings } from "./trace/link-findings.js";
+import { decodeText } from "../core/lint/engine.js";
 
 /** A run; `upstream` (from latestRuns) says which linked bundles it read and which moved on since. */
 export type RunRow = typeof runs.$inferSelect & { upstream?: RunUpstream };
@@ -343,7 +345,15 @@ export class RunService {
       ? undefined
       : await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
     if (!carry) this.noFullRun.add(docId);
-    const all = [...result.findings.map((f) => ({ ...f, stage: "lint" })), ...(carry?.findings ?? [])];
+    // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
+    // and frontmatter links that name no bundle.
+    const mainBytes = files.get(mainPath) ?? new Uint8Array();
+    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainBytes);
+    const all = [
+      ...result.findings.map((f) => ({ ...f, stage: "lint" })),
+      ...linkFindings(decodeText(mainBytes).text, mainPath, profile, broken),
+      ...(carry?.findings ?? []),
+    ];
     all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
       findings: all,
@@ -360,8 +370,6 @@ export class RunService {
           }
         : {}),
     });
-    // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md).
-    const reads = await upstreamReads(this.db, this.profiles, docId, files.get(mainPath) ?? new Uint8Array());
     return this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(runs)

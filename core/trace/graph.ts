@@ -214,3 +214,29 @@ export class TraceGraph {
     return { upstream: u, rows, columns, cells };
   }
 }
+
+/** A cycle among `from -> to` edges (as the nodes along it, first repeated at the end); undefined when none. */
+export function cycleIn(edges: readonly (readonly [string, string])[]): string[] | undefined {
+  const next = new Map<string, string[]>();
+  for (const [a, b] of edges) next.set(a, [...(next.get(a) ?? []), b]);
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (n: string): string[] | undefined => {
+    if (state.get(n) === "done") return undefined;
+    if (state.get(n) === "open") return [...path.slice(path.indexOf(n)), n];
+    state.set(n, "open");
+    path.push(n);
+    for (const m of next.get(n) ?? []) {
+      const found = visit(m);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(n, "done");
+    return undefined;
+  };
+  for (const n of next.keys()) {
+    const found = visit(n);
+    if (found) return found;
+  }
+  return undefined;
+}

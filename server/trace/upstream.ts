@@ -22,23 +22,38 @@ export interface UpstreamRead {
   versionNumber: number;
 }
 
-/** The bundles the doc (with this main doc text) links to and builds on, at their current versions. */
+/** A frontmatter link to a bundle that does not resolve: a slug that names no bundle, or the doc itself. */
+export interface BrokenLink {
+  kind: LinkKind;
+  target: string;
+  self: boolean;
+}
+
+export interface UpstreamCheck {
+  reads: UpstreamRead[];
+  broken: BrokenLink[];
+}
+
+/**
+ * The bundles the doc (with this main doc text) links to and builds on, at their current
+ * versions, and its links to bundles that do not resolve.
+ */
 export async function upstreamReads(
   db: Db,
   profiles: ProfileRegistry,
   docId: string,
   main: Uint8Array | string,
-): Promise<UpstreamRead[]> {
+): Promise<UpstreamCheck> {
   const [self] = await db
     .select({ id: docs.id, bundleId: bundles.id, slug: bundles.slug, title: bundles.title, profileKey: docs.profileKey })
     .from(docs)
     .innerJoin(bundles, eq(bundles.id, docs.bundleId))
     .where(eq(docs.id, docId));
-  if (!self) return [];
+  if (!self) return { reads: [], broken: [] };
   const { links, problems } = docLinks(decodeText(main).text);
   const slugs = [...new Set(links.filter((l) => !l.external).map((l) => l.target))];
   const upstreamType = profiles.get(self.profileKey)?.upstream;
-  if (slugs.length === 0 && !upstreamType) return [];
+  if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [] };
   const which = [
     ...(slugs.length > 0 ? [inArray(bundles.slug, slugs)] : []),
     ...(upstreamType ? [eq(docs.profileKey, upstreamType)] : []),
@@ -70,12 +85,15 @@ export async function upstreamReads(
   ];
   const graph = new TraceGraph(nodes, (key) => profiles.get(key)?.upstream);
   const reads = new Map<string, UpstreamRead>();
+  const broken: BrokenLink[] = [];
   for (const l of graph.outgoing(0)) {
+    if (l.target_kind === "bundle" && (l.to === undefined || l.to === 0))
+      broken.push({ kind: l.kind, target: l.target_ref, self: l.target_ref === self.slug });
     if (l.to === undefined || l.to === 0 || !READ_KINDS.has(l.kind)) continue;
     const r = rows[l.to - 1]!;
     reads.set(r.bundleId, { bundleId: r.bundleId, versionNumber: r.head });
   }
-  return [...reads.values()];
+  return { reads: [...reads.values()], broken };
 }
 
 /** Record what a run read (inside the transaction that stores the run). */

@@ -3,7 +3,7 @@
  * team's: a PRD with REQ IDs (CRLF, emoji), a design and an API spec implementing it, an
  * RFC referencing an ADR and superseding an RFC that does not exist.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
@@ -133,6 +133,19 @@ for (const kind of DB_KINDS) {
       ]);
       expect(rfc.problems.map((p) => p.code)).toEqual(["link_unresolved"]);
       expect(rfc.matrices).toEqual([]);
+      // The lint run reports it as a SHOULD finding of the profile's links-resolve check.
+      const rfcId = bySlug.get("decisions/rfc-0042-retry-queue")!.id;
+      const runs = await json<{ items: { id: string }[] }>(t.req("GET", `/docs/${rfcId}/runs`));
+      const findings = await json<{ items: { check: string; level: string; message: string; anchor: { quote: string } }[] }>(
+        t.req("GET", `/runs/${runs.items[0]!.id}/findings`),
+      );
+      expect(findings.items.filter((f) => f.message.includes("names no bundle"))).toEqual([
+        expect.objectContaining({
+          check: "links-resolve",
+          level: "SHOULD",
+          anchor: expect.objectContaining({ quote: "decisions/rfc-0012-cron-retries" }),
+        }),
+      ]);
       const adr = await trace("decisions/adr-0007-outbox");
       expect(adr.incoming.map((l) => [l.kind, l.target_ref])).toEqual([["references", "decisions/rfc-0042-retry-queue"]]);
     });
@@ -242,6 +255,28 @@ for (const kind of DB_KINDS) {
       const fresh = await doc("shop/design");
       expect(fresh.verdict?.stale_reason).toBeUndefined();
       expect(fresh.verdict?.result).not.toBe("stale");
+    });
+
+    it("import refuses a link of an unknown kind and links that form a cycle, writing nothing", async () => {
+      const importing = (links: unknown[]) => {
+        const fd = new FormData();
+        fd.append("name", "wallet");
+        fd.append("files", new Blob([readFileSync(join(FIXTURE, "shop/prd/prd.md"))]), "prd.md");
+        fd.append("files", new Blob([readFileSync(join(FIXTURE, "shop/design/design.md"))]), "design.md");
+        fd.append("links", JSON.stringify(links));
+        return t.req("POST", "/bundles/import", fd);
+      };
+      const bad = await problem(await importing([{ from: "design.md", to: "prd.md", kind: "depends-on" }]), 400, "validation_failed");
+      expect(bad["errors"]).toEqual([expect.objectContaining({ field: "body.links.0.kind" })]);
+      await problem(
+        await importing([
+          { from: "design.md", to: "prd.md", kind: "implements" },
+          { from: "prd.md", to: "design.md", kind: "refines" },
+        ]),
+        409,
+        "link_cycle",
+      );
+      expect(existsSync(join(t.root, "wallet"))).toBe(false);
     });
   });
 }
