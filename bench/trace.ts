@@ -40,7 +40,10 @@ function write(root: string, slug: string, file: string, text: string) {
 }
 
 function prd(title: string, ids: number): string {
-  const reqs = Array.from({ length: ids }, (_, i) => `- **${id(i + 1)}** The service MUST handle case ${i + 1} within 200 ms.`);
+  const reqs = Array.from(
+    { length: ids },
+    (_, i) => `- **${id(i + 1)}** The service MUST handle case ${i + 1} within 200 ms.`,
+  );
   return `---\ntype: prd\n---\n\n# ${title}\n\n## Summary\n\nWhat we build.\n\n## Requirements\n\n${reqs.join("\n")}\n\n- A shopper MUST see a receipt.\n`;
 }
 
@@ -48,7 +51,10 @@ function generate(root: string) {
   write(root, "product/prd", "prd.md", prd("Orders", IDS));
   for (let d = 0; d < DOWNSTREAM; d++) {
     const named = Array.from({ length: 30 }, (_, k) => id(((d * 7 + k * 11) % IDS) + 1));
-    const covers = named.slice(0, 10).map((x) => `Covers ${x}.`).join("\n\n");
+    const covers = named
+      .slice(0, 10)
+      .map((x) => `Covers ${x}.`)
+      .join("\n\n");
     write(
       root,
       `product/designs/d${String(d).padStart(3, "0")}`,
@@ -101,7 +107,9 @@ async function main() {
       items: { slug: string; docs: { id: string }[] }[];
     };
     const doc = (slug: string) => list.items.find((b) => b.slug === slug)!.docs[0]!.id;
-    console.log(`bench:trace  ${list.items.length} bundles; ${REQUESTS} requests per series, one at a time\n`);
+    console.log(
+      `bench:trace  ${list.items.length} bundles; ${REQUESTS} requests per series, one at a time\n`,
+    );
     for (const [label, slug] of [
       ["PRD (300 IDs x 100 docs)", "product/prd"],
       ["chain level 3 of 5", "chain/l3"],

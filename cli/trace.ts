@@ -40,7 +40,8 @@ export function traceText(folder: string, t: FolderTrace): string {
     const head = ["ID", ...m.columns];
     const rows = m.rows.map((r, k) => [r.id, ...m.cells[k]!.map((c) => MARK[c]!)]);
     const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-    for (const r of [head, ...rows]) out.push(`  ${r.map((v, c) => v.padEnd(widths[c]!)).join("  ")}`.trimEnd());
+    for (const r of [head, ...rows])
+      out.push(`  ${r.map((v, c) => v.padEnd(widths[c]!)).join("  ")}`.trimEnd());
   }
   if (t.gaps.length > 0) {
     out.push("", "IDs no downstream doc names:");
@@ -82,7 +83,8 @@ export async function traceCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") return usageError(`--format must be text or json, not '${format}'`);
+  if (format !== "text" && format !== "json")
+    return usageError(`--format must be text or json, not '${format}'`);
   const paths = positionals.length > 0 ? positionals : ["."];
   for (const p of paths)
     if (!existsSync(p) || !statSync(p).isDirectory()) return usageError(`not a folder: ${p}`);

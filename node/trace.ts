@@ -28,7 +28,11 @@ export interface FolderTrace {
   invalid: { path: string; message: string }[];
 }
 
-export function traceFolder(root: string, profiles: readonly Profile[], exclude: readonly string[] = []): FolderTrace {
+export function traceFolder(
+  root: string,
+  profiles: readonly Profile[],
+  exclude: readonly string[] = [],
+): FolderTrace {
   const found = scanFolder(root, exclude);
   const byKey = new Map(profiles.map((p) => [p.key, p]));
   const texts: string[] = [];
@@ -36,7 +40,10 @@ export function traceFolder(root: string, profiles: readonly Profile[], exclude:
     const file = b.doc.path;
     const text = decodeText(readFileSync(join(root, b.slug, file))).text;
     texts.push(text);
-    return { ref: { id: file, bundle_id: b.slug, slug: b.slug, title: b.title, profile_key: b.doc.type }, ...docLinks(text) };
+    return {
+      ref: { id: file, bundle_id: b.slug, slug: b.slug, title: b.title, profile_key: b.doc.type },
+      ...docLinks(text),
+    };
   });
   const graph = new TraceGraph(docs, (k) => byKey.get(k)?.upstream);
   const lines = new Map<number, ReturnType<typeof parseMarkdown>>();
@@ -53,12 +60,23 @@ export function traceFolder(root: string, profiles: readonly Profile[], exclude:
   docs.forEach((d, i) => {
     for (const p of graph.problems(i)) out.problems.push({ slug: d.ref.slug, ...p });
     for (const s of details[i]!.suggestions)
-      out.suggestions.push({ slug: d.ref.slug, id: s.id, text: s.text, file: s.anchor.file, line: line(i, s.anchor.start) });
+      out.suggestions.push({
+        slug: d.ref.slug,
+        id: s.id,
+        text: s.text,
+        file: s.anchor.file,
+        line: line(i, s.anchor.start),
+      });
     if (graph.downstreamOf(i).length === 0) return;
     const m = graph.matrix(i);
     out.matrices.push({
       upstream: d.ref.slug,
-      rows: m.rows.map((r) => ({ id: r.id, text: r.text, file: r.anchor.file, line: line(i, r.anchor.start) })),
+      rows: m.rows.map((r) => ({
+        id: r.id,
+        text: r.text,
+        file: r.anchor.file,
+        line: line(i, r.anchor.start),
+      })),
       columns: m.columns.map((c) => docs[c]!.ref.slug),
       cells: m.cells.map((r) => r.map((c) => c.state)),
     });

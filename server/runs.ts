@@ -398,7 +398,10 @@ export class RunService {
       .from(runs)
       .where(and(inArray(runs.docId, docIds), inArray(runs.status, ["done", "failed"])))
       .orderBy(runs.docId, desc(runs.versionNumber), desc(runs.createdAt), desc(runs.id));
-    const upstream = await runUpstreams(this.db, rows.map((r) => r.id));
+    const upstream = await runUpstreams(
+      this.db,
+      rows.map((r) => r.id),
+    );
     return new Map(rows.map((r) => [r.docId, { ...r, upstream: upstream.get(r.id) }]));
   }
 

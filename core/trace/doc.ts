@@ -2,7 +2,15 @@
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
 import { parseFrontmatter } from "../markdown/frontmatter.js";
 import type { Profile } from "../profile/schema.js";
-import { definedIds, idScheme, idUse, suggestIds, type DefinedId, type IdSuggestion, type IdUse } from "./ids.js";
+import {
+  definedIds,
+  idScheme,
+  idUse,
+  suggestIds,
+  type DefinedId,
+  type IdSuggestion,
+  type IdUse,
+} from "./ids.js";
 import { frontmatterLinks, type LinkProblem, type WrittenLink } from "./links.js";
 
 export interface DocLinks {

@@ -17,29 +17,28 @@ export function sectionByPath(doc: MarkdownDoc, path: readonly string[]): Sectio
   );
 }
 
-export type CoverResult = { ok: true; text: string; changed: boolean } | { ok: false; reason: "section_not_found" };
+export type CoverResult =
+  { ok: true; text: string; changed: boolean } | { ok: false; reason: "section_not_found" };
 
 /** Append `Covers <id>.` to the end of the section's own text (before its subsections). */
 export function appendCover(doc: MarkdownDoc, path: readonly string[], id: string): CoverResult {
   const section = sectionByPath(doc, path);
   if (!section) return { ok: false, reason: "section_not_found" };
   const text = doc.text;
-  const own = text.slice(section.charStart, section.ownCharEnd);
   const already = idUse({ ...doc, blocks: doc.blocks.filter((b) => b.section === section.index) }).covered;
-  if (already.has(id) && own.includes(`Covers`)) return { ok: true, text, changed: false };
+  if (already.has(id)) return { ok: true, text, changed: false };
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   let end = section.ownCharEnd;
   while (end > section.charStart && /\s/.test(text[end - 1]!)) end--;
-  const tail = section.ownCharEnd === text.length ? eol : "";
+  const cover = `${text.slice(0, end)}${eol}${eol}Covers ${id}.`;
+  // At the end of the file: end with one line break; else keep one blank line before the next heading.
+  if (section.ownCharEnd === text.length) return { ok: true, text: `${cover}${eol}`, changed: true };
   const rest = text.slice(end);
-  // Keep one blank line before what follows (the next heading).
-  const after = section.ownCharEnd === text.length ? "" : rest.startsWith(eol + eol) ? "" : eol;
-  return { ok: true, text: `${text.slice(0, end)}${eol}${eol}Covers ${id}.${tail}${after}${rest}`, changed: true };
+  return { ok: true, text: `${cover}${rest.startsWith(eol + eol) ? "" : eol}${rest}`, changed: true };
 }
 
 export type RemoveLinkResult =
-  | { ok: true; text: string }
-  | { ok: false; reason: "link_not_found" | "frontmatter_invalid" };
+  { ok: true; text: string } | { ok: false; reason: "link_not_found" | "frontmatter_invalid" };
 
 function sameTarget(written: unknown, target: string): boolean {
   if (typeof written !== "string") return false;
@@ -94,5 +93,8 @@ export function removeFrontmatterLink(
   let yamlText = doc.contents.items.length === 0 ? "" : doc.toString({ lineWidth: 0 });
   if (yamlText !== "" && !yamlText.endsWith("\n")) yamlText += "\n";
   if (crlf) yamlText = yamlText.replace(/\n/g, "\r\n");
-  return { ok: true, text: text.slice(0, split.rawStart) + yamlText + text.slice(split.rawStart + split.raw.length) };
+  return {
+    ok: true,
+    text: text.slice(0, split.rawStart) + yamlText + text.slice(split.rawStart + split.raw.length),
+  };
 }

@@ -176,7 +176,10 @@ export class TraceGraph {
   /** What is wrong with the links of doc `i`. */
   problems(i: number): GraphProblem[] {
     const d = this.docs[i]!;
-    const out: GraphProblem[] = d.problems.map((p) => ({ code: "link_invalid", message: `${p.key}: ${p.message}` }));
+    const out: GraphProblem[] = d.problems.map((p) => ({
+      code: "link_invalid",
+      message: `${p.key}: ${p.message}`,
+    }));
     for (const l of this.out[i]!) {
       if (l.target_kind !== "bundle") continue;
       if (l.to === i)

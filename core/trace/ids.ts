@@ -31,7 +31,10 @@ export function idScheme(profile: Profile): IdScheme {
     if (c.kind !== "trace-id") continue;
     const p = (c.params ?? {}) as { prefixes?: unknown; format?: unknown; sections?: unknown };
     if (Array.isArray(p.prefixes))
-      for (const x of p.prefixes) if (typeof x === "string") x === "*" ? (any = true) : named.add(x);
+      for (const x of p.prefixes) {
+        if (x === "*") any = true;
+        else if (typeof x === "string") named.add(x);
+      }
     if (Array.isArray(p.sections)) for (const s of p.sections) if (typeof s === "string") sections.add(s);
     if (format === undefined && typeof p.format === "string") format = p.format;
   }
@@ -49,7 +52,10 @@ export interface DefinedId {
 }
 
 const TOKEN = "[A-Z][A-Z0-9]*-[\\p{L}\\p{N}_]+";
-const COVERS = new RegExp(`(?<![\\p{L}\\p{N}])Covers\\s+(${TOKEN}(?:\\s*(?:,|and)\\s*${TOKEN})*)\\s*\\.`, "gu");
+const COVERS = new RegExp(
+  `(?<![\\p{L}\\p{N}])Covers\\s+(${TOKEN}(?:\\s*(?:,|and)\\s*${TOKEN})*)\\s*\\.`,
+  "gu",
+);
 const TOKENS = new RegExp(`(?<![\\p{L}\\p{N}_-])${TOKEN}`, "gu");
 
 function formatRe(scheme: IdScheme): RegExp {
@@ -61,7 +67,9 @@ function formatRe(scheme: IdScheme): RegExp {
 }
 
 /** Ranges of `Covers <ID>.` sentences, and the IDs each names. */
-function coverSentences(doc: MarkdownDoc): { charStart: number; charEnd: number; ids: string[]; section: number }[] {
+function coverSentences(
+  doc: MarkdownDoc,
+): { charStart: number; charEnd: number; ids: string[]; section: number }[] {
   const out: { charStart: number; charEnd: number; ids: string[]; section: number }[] = [];
   if (!doc.text.includes("Covers")) return out;
   for (const b of doc.blocks) {
@@ -82,7 +90,11 @@ function coverSentences(doc: MarkdownDoc): { charStart: number; charEnd: number;
 
 function statementText(doc: MarkdownDoc, file: string, start: number, end: number) {
   const [s, e] = firstLineRange(doc.text, start, end);
-  const text = safeText(stripLead(doc.text.slice(s, e)).replace(/\*\*|__/g, "").trim()).slice(0, 300);
+  const text = safeText(
+    stripLead(doc.text.slice(s, e))
+      .replace(/\*\*|__/g, "")
+      .trim(),
+  ).slice(0, 300);
   return { text, anchor: anchorAt(doc, file, s, e) };
 }
 
@@ -93,7 +105,10 @@ export function definedIds(doc: MarkdownDoc, file: string, scheme: IdScheme): De
   const inCover = (at: number) => covers.some((c) => at >= c.charStart && at < c.charEnd);
   const found = new Map<string, { at: number; start: number; end: number; section: number }>();
   if (scheme.named.length > 0) {
-    const re = new RegExp(`(?<![\\p{L}\\p{N}_-])(?:${prefixAlternatives(scheme.named)})-([\\p{L}\\p{N}_]+)`, "gu");
+    const re = new RegExp(
+      `(?<![\\p{L}\\p{N}_-])(?:${prefixAlternatives(scheme.named)})-([\\p{L}\\p{N}_]+)`,
+      "gu",
+    );
     for (const b of doc.blocks) {
       if (!isProse(b)) continue;
       const source = doc.text.slice(b.charStart, b.charEnd);
@@ -114,7 +129,8 @@ export function definedIds(doc: MarkdownDoc, file: string, scheme: IdScheme): De
       if (!m || !format.test(m[1]!)) continue;
       const at = st.charStart + st.source.indexOf(m[0]);
       const seen = found.get(m[0]);
-      if (!seen || seen.at > at) found.set(m[0], { at, start: st.charStart, end: st.charEnd, section: st.section });
+      if (!seen || seen.at > at)
+        found.set(m[0], { at, start: st.charStart, end: st.charEnd, section: st.section });
     }
   }
   return [...found.entries()]

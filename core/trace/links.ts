@@ -93,7 +93,8 @@ export function frontmatterLinks(data: Record<string, unknown>): {
   }
   const list = data["links"];
   if (list !== undefined && list !== null) {
-    if (!Array.isArray(list)) problems.push({ key: "links", message: "`links` must be a list of {kind, target}" });
+    if (!Array.isArray(list))
+      problems.push({ key: "links", message: "`links` must be a list of {kind, target}" });
     else
       list.forEach((item, i) => {
         const rec = item !== null && typeof item === "object" ? (item as Record<string, unknown>) : undefined;
@@ -105,7 +106,10 @@ export function frontmatterLinks(data: Record<string, unknown>): {
             message: `link kind ${JSON.stringify(kind ?? null)} is not one of ${LINK_KINDS.join(", ")}`,
           });
         else if (typeof target !== "string" || target.trim() === "")
-          problems.push({ key: `links[${i}].target`, message: "a link needs a target: a bundle slug or a URL" });
+          problems.push({
+            key: `links[${i}].target`,
+            message: "a link needs a target: a bundle slug or a URL",
+          });
         else add(link(kind, target.trim(), "adopted"));
       });
   }

@@ -174,7 +174,12 @@ export class RunExecution extends ReviewBase {
     const bundleRow = await store.bundle(run.bundleId);
     const files = await store.snapshot(run.versionId);
     // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md).
-    const { reads } = await upstreamReads(this.db, profiles, run.docId, files.get(doc.path) ?? new Uint8Array());
+    const { reads } = await upstreamReads(
+      this.db,
+      profiles,
+      run.docId,
+      files.get(doc.path) ?? new Uint8Array(),
+    );
 
     // Stage 1: lint.
     events.emit("stage", { stage: "lint", status: "started" });

@@ -91,7 +91,8 @@ export const TraceSchema = z
         }),
       )
       .openapi({
-        description: "what is wrong with the doc's links: a slug that names no bundle, a link to itself, a cycle",
+        description:
+          "what is wrong with the doc's links: a slug that names no bundle, a link to itself, a cycle",
       }),
   })
   .openapi("Trace");

@@ -39,7 +39,13 @@ async function current(t: Target): Promise<{ loaded: LoadedGraph; i: number; tex
   return { loaded, i, text: await loaded.text(i) };
 }
 
-async function save(t: Target, loaded: LoadedGraph, i: number, text: string, message: string): Promise<Result> {
+async function save(
+  t: Target,
+  loaded: LoadedGraph,
+  i: number,
+  text: string,
+  message: string,
+): Promise<Result> {
   const r = loaded.records[i]!;
   const result = await t.d.store.write(
     t.docId,
@@ -85,7 +91,9 @@ export async function insertTraceIds(t: Target, ids: string[] | undefined): Prom
   if (ids) {
     const twice = ids.find((id, k) => ids.indexOf(id) !== k);
     if (twice !== undefined)
-      throw new ValidationError(`${twice} is named twice`, [{ field: "body.ids", message: "an ID named twice" }]);
+      throw new ValidationError(`${twice} is named twice`, [
+        { field: "body.ids", message: "an ID named twice" },
+      ]);
     for (const id of ids) {
       if (suggestions.some((s) => s.id === id)) continue;
       if (use.mentioned.has(id)) throw new ApiError("trace_id_taken", `${id} is already used in the doc`);
@@ -109,6 +117,7 @@ export async function removeLink(t: Target, kind: LinkKind, targetRef: string): 
       `\`${kind}: ${want}\` follows from the profile's upstream rule; write a link of your own to replace it`,
     );
   const edit = removeFrontmatterLink(text, kind, want, link.origin);
-  if (!edit.ok) throw new ApiError("frontmatter_unreadable", `the frontmatter cannot be edited: ${edit.reason}`);
+  if (!edit.ok)
+    throw new ApiError("frontmatter_unreadable", `the frontmatter cannot be edited: ${edit.reason}`);
   return save(t, loaded, i, edit.text, `Remove link ${kind}: ${want}`);
 }

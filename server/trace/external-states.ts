@@ -19,7 +19,7 @@ export interface ExternalLinkState {
 export function externalLinkStates(db: Db, bundleId: string): Promise<Map<string, ExternalLinkState>> {
   void db;
   void bundleId;
-  return Promise.resolve(new Map());
+  return Promise.resolve(new Map<string, ExternalLinkState>());
 }
 
 /** What an external link without a recorded state shows. */

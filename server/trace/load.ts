@@ -7,7 +7,13 @@ import { NotFoundError } from "../errors.js";
 import { traceCache } from "./cache.js";
 
 export function docRef(r: DocRecord): DocRef {
-  return { id: r.doc.id, bundle_id: r.bundle.id, slug: r.bundle.slug, title: r.bundle.title, profile_key: r.doc.profileKey };
+  return {
+    id: r.doc.id,
+    bundle_id: r.bundle.id,
+    slug: r.bundle.slug,
+    title: r.bundle.title,
+    profile_key: r.doc.profileKey,
+  };
 }
 
 export interface LoadedGraph {

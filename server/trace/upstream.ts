@@ -45,7 +45,13 @@ export async function upstreamReads(
   main: Uint8Array | string,
 ): Promise<UpstreamCheck> {
   const [self] = await db
-    .select({ id: docs.id, bundleId: bundles.id, slug: bundles.slug, title: bundles.title, profileKey: docs.profileKey })
+    .select({
+      id: docs.id,
+      bundleId: bundles.id,
+      slug: bundles.slug,
+      title: bundles.title,
+      profileKey: docs.profileKey,
+    })
     .from(docs)
     .innerJoin(bundles, eq(bundles.id, docs.bundleId))
     .where(eq(docs.id, docId));
@@ -137,7 +143,13 @@ export async function runUpstreams(db: Db, runIds: readonly string[]): Promise<M
     if (!u) out.set(r.runId, (u = { bundleIds: [], stale: [] }));
     u.bundleIds.push(r.bundleId);
     if (r.head > r.read)
-      u.stale.push({ id: r.id, bundle_id: r.bundleId, slug: r.slug, title: r.title, profile_key: r.profileKey });
+      u.stale.push({
+        id: r.id,
+        bundle_id: r.bundleId,
+        slug: r.slug,
+        title: r.title,
+        profile_key: r.profileKey,
+      });
   }
   return out;
 }

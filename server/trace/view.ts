@@ -9,14 +9,11 @@ import type { LoadedGraph } from "./load.js";
 type Link = z.infer<typeof LinkSchema>;
 type Trace = z.infer<typeof TraceSchema>;
 
-function linkView(
-  loaded: LoadedGraph,
-  l: ResolvedLink,
-  states: Map<string, ExternalLinkState>,
-): Link {
+function linkView(loaded: LoadedGraph, l: ResolvedLink, states: Map<string, ExternalLinkState>): Link {
   const view: Link = { kind: l.kind, origin: l.origin, target_kind: l.target_kind, target_ref: l.target_ref };
   if (l.to !== undefined) view.bundle = loaded.graph.docs[l.to]!.ref;
-  if (l.target_kind === "external") Object.assign(view, { target_url: l.target_ref }, states.get(l.target_ref) ?? uncheckedState);
+  if (l.target_kind === "external")
+    Object.assign(view, { target_url: l.target_ref }, states.get(l.target_ref) ?? uncheckedState);
   // Rule links follow from the profile; the others are written in the doc, which the service writes.
   view.removable = l.origin !== "rule";
   return view;
@@ -49,7 +46,12 @@ export async function traceView(db: Db, loaded: LoadedGraph, i: number, editable
     links: graph.outgoing(i).map((l) => linkView(loaded, l, states)),
     incoming,
     matrices,
-    suggestions: own.suggestions.map((s) => ({ id: s.id, text: s.text, anchor: s.anchor, sections: own.sections })),
+    suggestions: own.suggestions.map((s) => ({
+      id: s.id,
+      text: s.text,
+      anchor: s.anchor,
+      sections: own.sections,
+    })),
     problems: graph.problems(i),
   };
 }

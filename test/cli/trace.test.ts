@@ -12,7 +12,10 @@ const FIXTURE = resolve(import.meta.dirname, "../../fixtures/trace");
 const profiles = loadLayers(profileLayers(packageRoot()), packageRoot()).profiles;
 
 function cli(args: string[], cwd = packageRoot()) {
-  const r = spawnSync("npx", ["tsx", join(packageRoot(), "cli", "main.ts"), "trace", ...args], { cwd, encoding: "utf8" });
+  const r = spawnSync("npx", ["tsx", join(packageRoot(), "cli", "main.ts"), "trace", ...args], {
+    cwd,
+    encoding: "utf8",
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^npm warn .*\n/gm, "") };
 }
 
@@ -46,9 +49,16 @@ describe("spec-review trace", () => {
   it("reports a cycle on each doc in it, and stops", () => {
     const d = mkdtempSync(join(tmpdir(), "sr-cycle-"));
     try {
-      for (const [slug, type, up] of [["a", "design", "b"], ["b", "design", "c"], ["c", "prd", "a"]] as const) {
+      for (const [slug, type, up] of [
+        ["a", "design", "b"],
+        ["b", "design", "c"],
+        ["c", "prd", "a"],
+      ] as const) {
         cpSync(join(FIXTURE, "shop/design"), join(d, slug), { recursive: true });
-        writeFileSync(join(d, slug, "design.md"), `---\ntype: ${type}\nimplements: ${up}\n---\n\n# ${slug}\n\n## Context\n\nText.\n`);
+        writeFileSync(
+          join(d, slug, "design.md"),
+          `---\ntype: ${type}\nimplements: ${up}\n---\n\n# ${slug}\n\n## Context\n\nText.\n`,
+        );
       }
       const t = traceFolder(d, profiles);
       expect(t.problems.filter((p) => p.code === "link_cycle").map((p) => p.message)).toEqual([

@@ -66,7 +66,13 @@ for (const kind of DB_KINDS) {
 
     it("lists a doc's links by origin, with the bundle, and external targets unchecked", async () => {
       const api = await trace("shop/api");
-      const links = api.links.map((l) => [l.kind, l.origin, l.target_kind, l.target_ref, l.bundle?.slug ?? null]);
+      const links = api.links.map((l) => [
+        l.kind,
+        l.origin,
+        l.target_kind,
+        l.target_ref,
+        l.bundle?.slug ?? null,
+      ]);
       expect(links).toEqual([
         ["implements", "frontmatter", "bundle", "shop/prd", "shop/prd"],
         ["references", "frontmatter", "external", "https://github.com/acme/shop/issues/812", null],
@@ -106,7 +112,11 @@ for (const kind of DB_KINDS) {
         ["referenced", "missing"],
         ["missing", "missing"],
       ]);
-      expect(m.cells[2]![1]!.section).toEqual(["Gift card redemption: technical design", "Proposed design", "Combining with a card"]);
+      expect(m.cells[2]![1]!.section).toEqual([
+        "Gift card redemption: technical design",
+        "Proposed design",
+        "Combining with a card",
+      ]);
       expect(m.editable).toEqual([true, true]);
     });
 
@@ -136,9 +146,9 @@ for (const kind of DB_KINDS) {
       // The lint run reports it as a SHOULD finding of the profile's links-resolve check.
       const rfcId = bySlug.get("decisions/rfc-0042-retry-queue")!.id;
       const runs = await json<{ items: { id: string }[] }>(t.req("GET", `/docs/${rfcId}/runs`));
-      const findings = await json<{ items: { check: string; level: string; message: string; anchor: { quote: string } }[] }>(
-        t.req("GET", `/runs/${runs.items[0]!.id}/findings`),
-      );
+      const findings = await json<{
+        items: { check: string; level: string; message: string; anchor: { quote: string } }[];
+      }>(t.req("GET", `/runs/${runs.items[0]!.id}/findings`));
       expect(findings.items.filter((f) => f.message.includes("names no bundle"))).toEqual([
         expect.objectContaining({
           check: "links-resolve",
@@ -147,7 +157,9 @@ for (const kind of DB_KINDS) {
         }),
       ]);
       const adr = await trace("decisions/adr-0007-outbox");
-      expect(adr.incoming.map((l) => [l.kind, l.target_ref])).toEqual([["references", "decisions/rfc-0042-retry-queue"]]);
+      expect(adr.incoming.map((l) => [l.kind, l.target_ref])).toEqual([
+        ["references", "decisions/rfc-0042-retry-queue"],
+      ]);
     });
 
     const post = (slug: string, op: string, base: string, body?: unknown) =>
@@ -157,17 +169,27 @@ for (const kind of DB_KINDS) {
     it("`This doc covers it` appends `Covers <ID>.` to the section as one version; again changes nothing", async () => {
       const api = bySlug.get("shop/api")!;
       const base = api.current_version.id;
-      const res = await json<{ version: { id: string; number: number }; changed: boolean; verdict?: unknown }>(
-        post("shop/api", "cover", base, { trace_id: "REQ-001", section: ["Gift card API", "Endpoints"] }),
-      );
+      const res = await json<{
+        version: { id: string; number: number };
+        changed: boolean;
+        verdict?: unknown;
+      }>(post("shop/api", "cover", base, { trace_id: "REQ-001", section: ["Gift card API", "Endpoints"] }));
       expect(res.changed).toBe(true);
       expect(res.version.number).toBe(api.current_version.number + 1);
       expect(res.verdict).toBeDefined();
-      expect(text("shop/api", "api.md")).toContain("| DELETE | /giftcards/redeem-intents/{id} | release a hold |\n\nCovers REQ-001.\n\n## Errors");
+      expect(text("shop/api", "api.md")).toContain(
+        "| DELETE | /giftcards/redeem-intents/{id} | release a hold |\n\nCovers REQ-001.\n\n## Errors",
+      );
       const prd = await trace("shop/prd");
-      expect(prd.matrices[0]!.cells[0]![0]).toEqual({ state: "covered", section: ["Gift card API", "Endpoints"] });
+      expect(prd.matrices[0]!.cells[0]![0]).toEqual({
+        state: "covered",
+        section: ["Gift card API", "Endpoints"],
+      });
       const again = await json<{ version: { id: string }; changed: boolean }>(
-        post("shop/api", "cover", res.version.id, { trace_id: "REQ-001", section: ["Gift card API", "Endpoints"] }),
+        post("shop/api", "cover", res.version.id, {
+          trace_id: "REQ-001",
+          section: ["Gift card API", "Endpoints"],
+        }),
       );
       expect(again).toMatchObject({ changed: false, version: { id: res.version.id } });
     });
@@ -186,27 +208,64 @@ for (const kind of DB_KINDS) {
       const api = bySlug.get("shop/api")!;
       const base = api.current_version.id;
       const before = text("shop/api", "api.md");
-      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-999", section: ["Gift card API", "Errors"] }), 400, "unknown_trace_id");
+      await problem(
+        await post("shop/api", "cover", base, { trace_id: "REQ-999", section: ["Gift card API", "Errors"] }),
+        400,
+        "unknown_trace_id",
+      );
       // The API spec's own ID is not an upstream ID.
-      await problem(await post("shop/api", "cover", base, { trace_id: "API-001", section: ["Gift card API", "Errors"] }), 400, "unknown_trace_id");
-      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Nope"] }), 400, "section_not_found");
+      await problem(
+        await post("shop/api", "cover", base, { trace_id: "API-001", section: ["Gift card API", "Errors"] }),
+        400,
+        "unknown_trace_id",
+      );
+      await problem(
+        await post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Nope"] }),
+        400,
+        "section_not_found",
+      );
       const prd = bySlug.get("shop/prd")!;
-      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-003"] }), 409, "trace_id_taken");
-      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-077"] }), 400, "unknown_trace_id");
-      await problem(await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-006", "REQ-006"] }), 400, "validation_failed");
+      await problem(
+        await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-003"] }),
+        409,
+        "trace_id_taken",
+      );
+      await problem(
+        await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-077"] }),
+        400,
+        "unknown_trace_id",
+      );
+      await problem(
+        await post("shop/prd", "ids", prd.current_version.id, { ids: ["REQ-006", "REQ-006"] }),
+        400,
+        "validation_failed",
+      );
       // A write on an older version conflicts.
-      await json(post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Errors"] }));
-      await problem(await post("shop/api", "cover", base, { trace_id: "REQ-002", section: ["Gift card API", "Errors"] }), 409, "version_conflict");
-      expect(text("shop/api", "api.md")).toBe(before.replace("(REQ-004) |\n", "(REQ-004) |\n\nCovers REQ-004.\n"));
+      await json(
+        post("shop/api", "cover", base, { trace_id: "REQ-004", section: ["Gift card API", "Errors"] }),
+      );
+      await problem(
+        await post("shop/api", "cover", base, { trace_id: "REQ-002", section: ["Gift card API", "Errors"] }),
+        409,
+        "version_conflict",
+      );
+      expect(text("shop/api", "api.md")).toBe(
+        before.replace("(REQ-004) |\n", "(REQ-004) |\n\nCovers REQ-004.\n"),
+      );
       expect(text("shop/prd", "prd.md")).toBe(readFileSync(join(FIXTURE, "shop/prd/prd.md"), "utf8"));
     });
 
     it("removes a frontmatter or an adopted link as a new version; a rule link stays", async () => {
       const api = bySlug.get("shop/api")!;
       const del = (kind: string, target: string, base: string) =>
-        t.req("DELETE", `/docs/${api.id}/links?kind=${kind}&target_ref=${encodeURIComponent(target)}&base_version=${base}`);
+        t.req(
+          "DELETE",
+          `/docs/${api.id}/links?kind=${kind}&target_ref=${encodeURIComponent(target)}&base_version=${base}`,
+        );
       await problem(await del("implements", "shop/nothing", api.current_version.id), 404, "link_not_found");
-      const r1 = await json<{ version: { id: string }; changed: boolean }>(del("refines", "shop/design", api.current_version.id));
+      const r1 = await json<{ version: { id: string }; changed: boolean }>(
+        del("refines", "shop/design", api.current_version.id),
+      );
       expect(r1.changed).toBe(true);
       expect(text("shop/api", "api.md")).not.toContain("links:");
       const r2 = await json<{ version: { id: string } }>(del("implements", "shop/prd", r1.version.id));
@@ -229,8 +288,14 @@ for (const kind of DB_KINDS) {
       const prd = bySlug.get("shop/prd")!;
       const prdText = readFileSync(join(t.root, "shop/prd/prd.md"));
       const saved = await json<{ version: { id: string } }>(
-        t.req("PUT", `/docs/${prd.id}/files/content?path=prd.md&base_version=${prd.current_version.id}`,
-          Buffer.concat([prdText, Buffer.from("\r\n- Gift cards MUST NOT be usable on gift card purchases.\r\n")])),
+        t.req(
+          "PUT",
+          `/docs/${prd.id}/files/content?path=prd.md&base_version=${prd.current_version.id}`,
+          Buffer.concat([
+            prdText,
+            Buffer.from("\r\n- Gift cards MUST NOT be usable on gift card purchases.\r\n"),
+          ]),
+        ),
       );
       expect(saved.version.id).not.toBe(prd.current_version.id);
       const stale = await doc("shop/design");
@@ -248,8 +313,11 @@ for (const kind of DB_KINDS) {
       // A save of the design (a new run on the current versions) clears it.
       const designText = readFileSync(join(t.root, "shop/design/design.md"), "utf8");
       const res = await json<{ verdict?: { result: string; stale_reason?: string } }>(
-        t.req("PUT", `/docs/${design.id}/files/content?path=design.md&base_version=${design.current_version.id}`,
-          designText.replace("15 minutes", "10 minutes")),
+        t.req(
+          "PUT",
+          `/docs/${design.id}/files/content?path=design.md&base_version=${design.current_version.id}`,
+          designText.replace("15 minutes", "10 minutes"),
+        ),
       );
       expect(res.verdict?.result).not.toBe("stale");
       const fresh = await doc("shop/design");
@@ -266,7 +334,11 @@ for (const kind of DB_KINDS) {
         fd.append("links", JSON.stringify(links));
         return t.req("POST", "/bundles/import", fd);
       };
-      const bad = await problem(await importing([{ from: "design.md", to: "prd.md", kind: "depends-on" }]), 400, "validation_failed");
+      const bad = await problem(
+        await importing([{ from: "design.md", to: "prd.md", kind: "depends-on" }]),
+        400,
+        "validation_failed",
+      );
       expect(bad["errors"]).toEqual([expect.objectContaining({ field: "body.links.0.kind" })]);
       await problem(
         await importing([

@@ -398,7 +398,9 @@ export function registerBundleWrites(r: Router): void {
     }
     // implements/refines links that come back to where they start (docs/trace.md).
     const cycle = cycleIn(
-      (p.form.links ?? []).filter((l) => l.kind === "implements" || l.kind === "refines").map((l) => [l.from, l.to] as const),
+      (p.form.links ?? [])
+        .filter((l) => l.kind === "implements" || l.kind === "refines")
+        .map((l) => [l.from, l.to] as const),
     );
     if (cycle) throw new ApiError("link_cycle", `the links form a cycle: ${cycle.join(" -> ")}`);
     const encoder = new TextEncoder();

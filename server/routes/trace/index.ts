@@ -17,7 +17,11 @@ import { caller } from "../../auth/actor.js";
 import { decide } from "../../auth/permissions.js";
 import { loadGraph } from "../../trace/load.js";
 import { traceView } from "../../trace/view.js";
-import { coverTraceId as cover, insertTraceIds as insertIds, removeLink as unlink } from "../../trace/edits.js";
+import {
+  coverTraceId as cover,
+  insertTraceIds as insertIds,
+  removeLink as unlink,
+} from "../../trace/edits.js";
 
 const tags = ["trace"];
 
