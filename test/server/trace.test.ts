@@ -151,7 +151,7 @@ for (const kind of DB_KINDS) {
       }>(t.req("GET", `/runs/${runs.items[0]!.id}/findings`));
       expect(findings.items.filter((f) => f.message.includes("names no bundle"))).toEqual([
         expect.objectContaining({
-          check: "links-resolve",
+          check_slug: "links-resolve",
           level: "SHOULD",
           anchor: expect.objectContaining({ quote: "decisions/rfc-0012-cron-retries" }),
         }),
