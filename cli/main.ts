@@ -9,6 +9,7 @@ Commands:
   serve [folder]   serve a folder of spec bundles over HTTP (see: spec-review serve --help)
   lint [paths...]  lint bundles without a server (see: spec-review lint --help)
   admin <command>  invites, people and roles of a hosted service (see: spec-review admin --help)
+  trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
 
 Options:
   -h, --help       show this help
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./lint.js")).lintCommand(rest);
     case "admin":
       return (await import("./admin.js")).adminCommand(rest);
+    case "trace":
+      return (await import("./trace.js")).traceCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");

@@ -22,21 +22,27 @@ export class BundleIndex {
   /** Pages already written as JSON, by key; emptied whenever a bundle view changes. */
   private readonly json = new Map<string, { extra: unknown; text: string }>();
   private loading: Promise<void> | undefined;
+  /** Upstream bundle -> bundles whose latest run read it (their verdict goes stale with it). */
+  private readonly readers = new Map<string, Set<string>>();
   private readonly mark = ({ bundleId }: { bundleId: string }) => {
     this.dirty.add(bundleId);
+  };
+  private readonly markVersion = ({ bundleId }: { bundleId: string }) => {
+    this.dirty.add(bundleId);
+    for (const reader of this.readers.get(bundleId) ?? []) this.dirty.add(reader);
   };
 
   constructor(
     private readonly store: BundleStore,
     private readonly runs: RunService,
   ) {
-    store.events.on("version", this.mark);
+    store.events.on("version", this.markVersion);
     store.events.on("changed", this.mark);
     runs.events.on("run", this.mark);
   }
 
   stop(): void {
-    this.store.events.off("version", this.mark);
+    this.store.events.off("version", this.markVersion);
     this.store.events.off("changed", this.mark);
     this.runs.events.off("run", this.mark);
   }
@@ -121,9 +127,15 @@ export class BundleIndex {
           this.audiences.delete(id);
         }
       for (const r of rows) {
-        this.views.set(r.bundle.id, bundleView(r, latest.get(r.doc.id)));
+        const run = latest.get(r.doc.id);
+        this.views.set(r.bundle.id, bundleView(r, run));
         const { id, visibility, createdBy } = r.bundle;
         this.audiences.set(id, { id, visibility, createdBy });
+        for (const up of run?.upstream?.bundleIds ?? []) {
+          let set = this.readers.get(up);
+          if (!set) this.readers.set(up, (set = new Set()));
+          set.add(r.bundle.id);
+        }
       }
       this.loaded = true;
       this.sorted = null;

@@ -48,6 +48,14 @@ export const ERROR_CODES = {
   patch_conflict: { status: 409, title: "The patch no longer applies" },
   fix_not_suggested: { status: 409, title: "No fix was suggested for this finding" },
   model_failed: { status: 502, title: "The model did not give a usable answer" },
+  // traceability (docs/trace.md)
+  unknown_trace_id: { status: 400, title: "No such trace ID to cover or insert" },
+  section_not_found: { status: 400, title: "The doc has no section with that heading path" },
+  trace_id_taken: { status: 409, title: "The trace ID is already used in the doc" },
+  link_cycle: { status: 409, title: "The links would form a cycle" },
+  link_not_found: { status: 404, title: "The doc has no such link" },
+  link_not_removable: { status: 409, title: "The link follows from a profile rule and cannot be removed" },
+  frontmatter_unreadable: { status: 409, title: "The doc's frontmatter is not valid YAML" },
   internal_error: { status: 500, title: "Internal server error" },
   not_implemented: { status: 501, title: "Not implemented yet" },
   // accounts and sign-in (docs/accounts.md)

@@ -19,8 +19,12 @@ import type { BundleStore, VersionEvent } from "./store/types.js";
 import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 import type { Anchor } from "../core/anchor/anchor.js";
+import { recordUpstream, runUpstreams, upstreamReads, type RunUpstream } from "./trace/upstream.js";
+import { linkFindings } from "./trace/link-findings.js";
+import { decodeText } from "../core/lint/engine.js";
 
-export type RunRow = typeof runs.$inferSelect;
+/** A run; `upstream` (from latestRuns) says which linked bundles it read and which moved on since. */
+export type RunRow = typeof runs.$inferSelect & { upstream?: RunUpstream };
 export type FindingRow = typeof findings.$inferSelect;
 
 export const LINT_AUTHOR = "lint";
@@ -341,7 +345,15 @@ export class RunService {
       ? undefined
       : await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
     if (!carry) this.noFullRun.add(docId);
-    const all = [...result.findings.map((f) => ({ ...f, stage: "lint" })), ...(carry?.findings ?? [])];
+    // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
+    // and frontmatter links that name no bundle.
+    const mainBytes = files.get(mainPath) ?? new Uint8Array();
+    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainBytes);
+    const all = [
+      ...result.findings.map((f) => ({ ...f, stage: "lint" })),
+      ...linkFindings(decodeText(mainBytes).text, mainPath, profile, broken),
+      ...(carry?.findings ?? []),
+    ];
     all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
       findings: all,
@@ -373,6 +385,7 @@ export class RunService {
         })
         .returning();
       await insertFindings(tx, id, all);
+      await recordUpstream(tx, id, reads);
       return row!;
     });
   }
@@ -385,7 +398,11 @@ export class RunService {
       .from(runs)
       .where(and(inArray(runs.docId, docIds), inArray(runs.status, ["done", "failed"])))
       .orderBy(runs.docId, desc(runs.versionNumber), desc(runs.createdAt), desc(runs.id));
-    return new Map(rows.map((r) => [r.docId, r]));
+    const upstream = await runUpstreams(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return new Map(rows.map((r) => [r.docId, { ...r, upstream: upstream.get(r.id) }]));
   }
 
   async get(runId: string): Promise<RunRow> {
@@ -439,11 +456,20 @@ export class RunService {
   }
 }
 
-/** The verdict a doc shows: the latest run's, `stale` when that run read an older version. */
+/**
+ * The verdict a doc shows: the latest run's, `stale` when that run read an older version
+ * of the doc, or of a linked bundle (`stale_reason: upstream_changed`, docs/trace.md).
+ */
 export function docVerdict(run: RunRow | undefined, currentNumber: number): Verdict | undefined {
   if (!run?.verdict) return undefined;
   const verdict = { ...run.verdict };
   if (run.versionNumber !== currentNumber) verdict.result = "stale";
+  const moved = run.upstream?.stale ?? [];
+  if (moved.length > 0) {
+    verdict.result = "stale";
+    verdict.stale_reason = "upstream_changed";
+    verdict.stale_upstream = moved;
+  }
   return verdict;
 }
 

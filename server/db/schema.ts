@@ -553,3 +553,21 @@ export const blobChunks = pgTable(
   },
   (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
 );
+
+// Branch `trace` (issue 13): the version of every linked bundle a run read, so a newer
+// upstream version makes the run's verdict stale (docs/trace.md, "Upstream staleness").
+
+/** One row per run and linked upstream bundle: the version number the run read. */
+export const runUpstream = pgTable(
+  "run_upstream",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.bundleId] }), index("run_upstream_bundle").on(t.bundleId)],
+);

@@ -1,4 +1,5 @@
 /** Run execution of full reviews (docs/review.md). */
+import { recordUpstream, upstreamReads, type UpstreamRead } from "../trace/upstream.js";
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { lintBundle, type LintResult } from "../../core/lint/index.js";
@@ -163,6 +164,13 @@ export class RunExecution extends ReviewBase {
     if (!doc) throw new NotFoundError("doc", run.docId);
     const bundleRow = await store.bundle(run.bundleId);
     const files = await store.snapshot(run.versionId);
+    // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md).
+    const { reads } = await upstreamReads(
+      this.db,
+      profiles,
+      run.docId,
+      files.get(doc.path) ?? new Uint8Array(),
+    );
 
     // Stage 1: lint.
     events.emit("stage", { stage: "lint", status: "started" });
@@ -297,6 +305,7 @@ export class RunExecution extends ReviewBase {
       verdict,
       stages,
       error: outcome.error ? errorText(outcome.error) : null,
+      reads,
     });
     if (done)
       events.emit("done", {
@@ -324,6 +333,7 @@ export class RunExecution extends ReviewBase {
       verdict: Verdict;
       stages: Array<{ name: string; duration_ms: number }>;
       error: string | null;
+      reads: readonly UpstreamRead[];
     },
   ): Promise<void> {
     const { profiles, clock } = this.deps;
@@ -332,6 +342,7 @@ export class RunExecution extends ReviewBase {
       await tx.delete(buildQuestions).where(eq(buildQuestions.runId, run.id));
       await tx.delete(claims).where(eq(claims.runId, run.id));
       await insertFindings(tx, run.id, merged);
+      await recordUpstream(tx, run.id, end.reads);
       const qs = outcome.questions.map((q) => ({
         runId: run.id,
         id: q.id,

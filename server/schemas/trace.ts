@@ -38,10 +38,15 @@ export const MatrixRowSchema = z
 
 export const MatrixCellSchema = z
   .looseObject({
-    state: z.string().openapi({
+    state: z.enum(["referenced", "covered", "missing"]).openapi({
       example: "referenced",
-      description: 'values beyond `referenced` are listed in docs/api-decisions.md, "trace"',
+      description:
+        "`covered`: the column's doc says `Covers <ID>.`; `referenced`: it names the ID; `missing`: neither (docs/trace.md)",
     }),
+    section: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "with `covered`: heading path of the section that covers the ID" }),
   })
   .openapi("MatrixCell");
 
@@ -78,6 +83,17 @@ export const TraceSchema = z
     standalone: z.object({ reason: z.string(), acknowledged_by: z.string() }).optional(),
     matrices: z.array(MatrixSchema),
     suggestions: z.array(TraceSuggestionSchema),
+    problems: z
+      .array(
+        z.object({
+          code: z.enum(["link_unresolved", "link_to_self", "link_cycle", "link_invalid"]),
+          message: z.string(),
+        }),
+      )
+      .openapi({
+        description:
+          "what is wrong with the doc's links: a slug that names no bundle, a link to itself, a cycle",
+      }),
   })
   .openapi("Trace");
 

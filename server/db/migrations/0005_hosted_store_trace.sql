@@ -49,6 +49,13 @@ CREATE TABLE "reset_links" (
 	"revoked_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "run_upstream" (
+	"run_id" uuid NOT NULL,
+	"bundle_id" uuid NOT NULL,
+	"version_number" bigint NOT NULL,
+	CONSTRAINT "run_upstream_run_id_bundle_id_pk" PRIMARY KEY("run_id","bundle_id")
+);
+--> statement-breakpoint
 CREATE TABLE "sessions" (
 	"token_hash" text PRIMARY KEY NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -82,6 +89,8 @@ ALTER TABLE "blob_chunks" ADD CONSTRAINT "blob_chunks_sha256_blobs_sha256_fk" FO
 ALTER TABLE "guests" ADD CONSTRAINT "guests_share_link_id_share_links_id_fk" FOREIGN KEY ("share_link_id") REFERENCES "public"."share_links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "guests" ADD CONSTRAINT "guests_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "reset_links" ADD CONSTRAINT "reset_links_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "run_upstream" ADD CONSTRAINT "run_upstream_run_id_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "run_upstream" ADD CONSTRAINT "run_upstream_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sessions" ADD CONSTRAINT "sessions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "share_links" ADD CONSTRAINT "share_links_bundle_id_bundles_id_fk" FOREIGN KEY ("bundle_id") REFERENCES "public"."bundles"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_hash" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
@@ -92,6 +101,7 @@ CREATE UNIQUE INDEX "invites_hash" ON "invites" USING btree ("token_hash");--> s
 CREATE INDEX "invites_created" ON "invites" USING btree ("created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "reset_links_hash" ON "reset_links" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "reset_links_user" ON "reset_links" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "run_upstream_bundle" ON "run_upstream" USING btree ("bundle_id");--> statement-breakpoint
 CREATE INDEX "sessions_user" ON "sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "share_links_token" ON "share_links" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "share_links_bundle" ON "share_links" USING btree ("bundle_id");--> statement-breakpoint

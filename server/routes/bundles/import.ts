@@ -3,6 +3,7 @@
  * of every route that writes a new bundle folder. Rules: docs/import.md.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { cycleIn } from "../../../core/trace/graph.js";
 import type { Context } from "hono";
 import { baseName, isMarkdownPath } from "../../../core/bundle/discover.js";
 import {
@@ -402,6 +403,13 @@ export function registerBundleWrites(r: Router): void {
         { kind: l.kind, target: bundleOf(p.name, docPath.get(l.to)!) },
       ]);
     }
+    // implements/refines links that come back to where they start (docs/trace.md).
+    const cycle = cycleIn(
+      (p.form.links ?? [])
+        .filter((l) => l.kind === "implements" || l.kind === "refines")
+        .map((l) => [l.from, l.to] as const),
+    );
+    if (cycle) throw new ApiError("link_cycle", `the links form a cycle: ${cycle.join(" -> ")}`);
     const encoder = new TextEncoder();
     for (const d of specs) {
       await pause();

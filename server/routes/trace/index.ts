@@ -13,7 +13,15 @@ import {
   RemoveLinkQuery,
   TraceSchema,
 } from "../../schemas/trace.js";
-import { stub } from "../stub.js";
+import { caller } from "../../auth/actor.js";
+import { decide } from "../../auth/permissions.js";
+import { loadGraph } from "../../trace/load.js";
+import { traceView } from "../../trace/view.js";
+import {
+  coverTraceId as cover,
+  insertTraceIds as insertIds,
+  removeLink as unlink,
+} from "../../trace/edits.js";
 
 const tags = ["trace"];
 
@@ -82,10 +90,38 @@ export const suggestLinks = createRoute({
 
 export default function traceRoutes(): Router {
   const r = createRouter();
-  stub(r, getTrace);
-  stub(r, removeLink);
-  stub(r, insertTraceIds);
-  stub(r, coverTraceId);
+  r.openapi(getTrace, async (c) => {
+    const { docId } = c.req.valid("param");
+    const d = deps(c);
+    await d.store.refreshBundle(await d.store.bundleIdOfDoc(docId));
+    const loaded = await loadGraph(d.store, d.profiles);
+    const editable = decide({
+      mode: d.mode,
+      actor: c.get("actor"),
+      operation: "POST /docs/{docId}/trace/cover",
+    }).allowed;
+    return c.json(await traceView(d.db, loaded, loaded.indexOf(docId), editable), 200);
+  });
+  r.openapi(removeLink, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { base_version, kind, target_ref } = c.req.valid("query");
+    const target = { d: deps(c), docId, base: base_version, author: caller(c).id };
+    return c.json(await unlink(target, kind, target_ref), 200);
+  });
+  r.openapi(insertTraceIds, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { base_version } = c.req.valid("query");
+    const body = c.req.valid("json") as { ids?: string[] } | undefined;
+    const target = { d: deps(c), docId, base: base_version, author: caller(c).id };
+    return c.json(await insertIds(target, body?.ids), 200);
+  });
+  r.openapi(coverTraceId, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { base_version } = c.req.valid("query");
+    const { trace_id, section } = c.req.valid("json");
+    const target = { d: deps(c), docId, base: base_version, author: caller(c).id };
+    return c.json(await cover(target, trace_id, section), 200);
+  });
   r.openapi(suggestLinks, async (c) => {
     const { docs, source_id, local } = c.req.valid("json");
     const d = deps(c);
