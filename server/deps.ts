@@ -13,6 +13,7 @@ import type { RunBus } from "./jobs/bus.js";
 import type { HeavyPool } from "./heavy/pool.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
+import type { McpConnections } from "./mcp/connections.js";
 import { redact } from "./redact.js";
 
 export interface Clock {
@@ -43,6 +44,8 @@ export interface Deps {
   heavy: HeavyPool;
   /** Full reviews: starting, running (the worker), reading what they produced. */
   review: ReviewService;
+  /** MCP connections: admin operations, and the tools runs read external targets and search with. */
+  mcp: McpConnections;
   /** Who a request comes from (the actor middleware asks it). */
   auth: Authenticator;
   clock: Clock;

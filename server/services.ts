@@ -22,6 +22,7 @@ import { HeavyPool } from "./heavy/pool.js";
 import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService, type ClientFactory } from "./models/service.js";
+import { McpConnections } from "./mcp/connections.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
 import { InProcessBus } from "./jobs/bus.js";
@@ -107,9 +108,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
 
     const key = config.secretKey ?? loadSecretKey({ dataDir: config.dataDir, mode: config.mode });
     const budget = new DbBudget(db);
+    const box = new SecretBox(key);
     const models = new ModelService({
       db,
-      box: new SecretBox(key),
+      box,
       clock,
       logger,
       budget,
@@ -158,6 +160,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       budget,
       bus,
       heavy,
+      mcp: new McpConnections({ db, box, clock, logger }),
       auth: config.auth ?? (config.mode === "local" ? localAuthenticator(config.actor) : anonymous),
       clock,
       logger,

@@ -20,6 +20,7 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
+import { TextDecoder } from "node:util";
 import { addressPolicy, allowPrivateFromEnv, type AddressPolicy } from "./address-policy.js";
 import { htmlToText } from "./html-text.js";
 
@@ -163,7 +164,7 @@ export async function fetchTarget(rawUrl: string, opts: FetchTargetOptions = {})
     }
     break;
   }
-  const { res } = hop;
+  const { res } = hop!;
   const status = res.statusCode ?? 0;
   const contentType = String(res.headers["content-type"] ?? "");
   const base = { url: rawUrl, finalUrl: url.href, redirects, status, contentType };
