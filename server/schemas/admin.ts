@@ -192,26 +192,20 @@ export const McpConnectionSchema = z
       .optional()
       .openapi({ description: "stdio: the environment variable the secret is handed in as" }),
     has_secret: z.boolean(),
-    secret_last4: z
-      .string()
-      .openapi({
-        description: "only the last 4 characters of a secret of 8 or more; the secret is never returned",
-      }),
-    tool_allowlist: z
-      .array(z.string())
-      .openapi({
-        description: "the only tools the service calls; a destructive tool is refused even when listed",
-      }),
+    secret_last4: z.string().openapi({
+      description: "only the last 4 characters of a secret of 8 or more; the secret is never returned",
+    }),
+    tool_allowlist: z.array(z.string()).openapi({
+      description: "the only tools the service calls; a destructive tool is refused even when listed",
+    }),
     is_search: z
       .boolean()
       .openapi({ description: "grounding: the claims stage searches each claim with `search_tool`" }),
     search_tool: z.string().openapi({ description: "the search tool; empty when not a search connection" }),
-    hosts: z
-      .array(z.string())
-      .openapi({
-        description:
-          "hosts (`docs.example.com`, `*.example.com`) whose external targets are read with `fetch_tool`",
-      }),
+    hosts: z.array(z.string()).openapi({
+      description:
+        "hosts (`docs.example.com`, `*.example.com`) whose external targets are read with `fetch_tool`",
+    }),
     fetch_tool: z.string().openapi({ description: "the tool that reads a target; empty without hosts" }),
   })
   .openapi("McpConnection");
@@ -222,13 +216,9 @@ export const McpConnectionBodySchema = z
   .strictObject({
     name: z.string().min(1).max(200),
     transport: McpTransport,
-    command: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .openapi({
-        description: "stdio only (required there): the program and its arguments, run without a shell",
-      }),
+    command: z.array(z.string().min(1)).min(1).optional().openapi({
+      description: "stdio only (required there): the program and its arguments, run without a shell",
+    }),
     url: z.string().optional().openapi({ description: "http only (required there): an http(s) address" }),
     secret_env: z.string().optional().openapi({
       description:

@@ -38,6 +38,9 @@ afterAll(async () => {
   await http.close();
 });
 
+/** A stdio server is a node subprocess loading TypeScript (tsx): slow to start on a busy machine. */
+const SUBPROCESS_MS = 120_000;
+
 const TOOLS: Tool[] = [
   { name: "calls", description: "Tool calls so far", read_only: true, destructive: false },
   { name: "delete_page", description: "Delete a wiki page", read_only: false, destructive: true },
@@ -146,41 +149,45 @@ describe.each(DB_KINDS)("admin: MCP connections on %s", (kind) => {
     await problem(await t.req("GET", `/admin/mcp/${c.id}/tools`), 404, "not_found");
   });
 
-  it("lists a stdio server's tools, annotations included; the server gets the secret and a minimal environment", async () => {
-    const c = await add(stdio({ tool_allowlist: ["fetch", "search", "env"] }));
-    const { items } = await json<Items<Tool>>(t.req("GET", `/admin/mcp/${c.id}/tools`));
-    expect(items).toEqual(TOOLS);
+  it(
+    "lists a stdio server's tools, annotations included; the server gets the secret and a minimal environment",
+    async () => {
+      const c = await add(stdio({ tool_allowlist: ["fetch", "search", "env"] }));
+      const { items } = await json<Items<Tool>>(t.req("GET", `/admin/mcp/${c.id}/tools`));
+      expect(items).toEqual(TOOLS);
 
-    // What the subprocess saw, through the service's own session (the `env` tool is allowed here).
-    const [use] = await t.services.mcp.uses();
-    const { McpSession, textOf } = await import("../../server/mcp/client.js");
-    const session = await McpSession.open(use!.endpoint, {
-      env: {
-        ...process.env,
-        DATABASE_URL: "postgres://leak",
-        SPEC_REVIEW_SECRET_KEY: "key-leak",
-        AWS_SECRET_ACCESS_KEY: "x",
-      },
-    });
-    try {
-      const seen = JSON.parse(textOf(await session.call("env", {}))) as {
-        names: string[];
-        token_ok: boolean;
-      };
-      expect(seen.token_ok).toBe(true);
-      for (const name of [
-        "DATABASE_URL",
-        "SPEC_REVIEW_SECRET_KEY",
-        "AWS_SECRET_ACCESS_KEY",
-        "TEST_DATABASE_URL",
-      ])
-        expect(seen.names).not.toContain(name);
-      expect(seen.names).toContain("PATH");
-      expect(seen.names).toContain("WIKI_TOKEN");
-    } finally {
-      await session.close();
-    }
-  });
+      // What the subprocess saw, through the service's own session (the `env` tool is allowed here).
+      const [use] = await t.services.mcp.uses();
+      const { McpSession, textOf } = await import("../../server/mcp/client.js");
+      const session = await McpSession.open(use!.endpoint, {
+        env: {
+          ...process.env,
+          DATABASE_URL: "postgres://leak",
+          SPEC_REVIEW_SECRET_KEY: "key-leak",
+          AWS_SECRET_ACCESS_KEY: "x",
+        },
+      });
+      try {
+        const seen = JSON.parse(textOf(await session.call("env", {}))) as {
+          names: string[];
+          token_ok: boolean;
+        };
+        expect(seen.token_ok).toBe(true);
+        for (const name of [
+          "DATABASE_URL",
+          "SPEC_REVIEW_SECRET_KEY",
+          "AWS_SECRET_ACCESS_KEY",
+          "TEST_DATABASE_URL",
+        ])
+          expect(seen.names).not.toContain(name);
+        expect(seen.names).toContain("PATH");
+        expect(seen.names).toContain("WIKI_TOKEN");
+      } finally {
+        await session.close();
+      }
+    },
+    SUBPROCESS_MS,
+  );
 
   it("lists a streamable HTTP server's tools with the secret as a bearer token", async () => {
     const c = await add({ name: "Wiki", transport: "http", url: http.url, secret: SECRET });
@@ -195,26 +202,34 @@ describe.each(DB_KINDS)("admin: MCP connections on %s", (kind) => {
     expect(String(refused.detail)).toContain('MCP server "Wiki" could not be reached');
   });
 
-  it("says why a server cannot be reached, with its stderr and no secret", async () => {
-    const c = await add(
-      stdio({
-        command: [
-          process.execPath,
-          "-e",
-          `process.stderr.write("boom: token " + process.env.WIKI_TOKEN); process.exit(3)`,
-        ],
-      }),
-    );
-    const body = await problem(await t.req("GET", `/admin/mcp/${c.id}/tools`), 502, "mcp_unavailable");
-    expect(String(body.detail)).toContain("boom: token ****");
-    expect(JSON.stringify(body)).not.toContain(SECRET);
+  it(
+    "says why a server cannot be reached, with its stderr and no secret",
+    async () => {
+      const c = await add(
+        stdio({
+          command: [
+            process.execPath,
+            "-e",
+            `process.stderr.write("boom: token " + process.env.WIKI_TOKEN); process.exit(3)`,
+          ],
+        }),
+      );
+      const body = await problem(await t.req("GET", `/admin/mcp/${c.id}/tools`), 502, "mcp_unavailable");
+      expect(String(body.detail)).toContain("boom: token ****");
+      expect(JSON.stringify(body)).not.toContain(SECRET);
 
-    const missing = await add(
-      stdio({ name: "Missing", command: ["/no/such/mcp-server"], hosts: [], fetch_tool: undefined }),
-    );
-    const gone = await problem(await t.req("GET", `/admin/mcp/${missing.id}/tools`), 502, "mcp_unavailable");
-    expect(String(gone.detail)).toContain("ENOENT");
-  });
+      const missing = await add(
+        stdio({ name: "Missing", command: ["/no/such/mcp-server"], hosts: [], fetch_tool: undefined }),
+      );
+      const gone = await problem(
+        await t.req("GET", `/admin/mcp/${missing.id}/tools`),
+        502,
+        "mcp_unavailable",
+      );
+      expect(String(gone.detail)).toContain("ENOENT");
+    },
+    SUBPROCESS_MS,
+  );
 
   it("refuses a host another connection reads, and every bad body, writing nothing", async () => {
     const first = await add(stdio());
