@@ -11,7 +11,7 @@ import { mcpConnections } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
 import { ApiError, NotFoundError, ValidationError, type FieldIssue } from "../errors.js";
 import { BASE_ENV, NEVER_ENV } from "../models/agent-cli.js";
-import { last4, type SecretBox } from "../models/secrets.js";
+import { secretColumns, type SecretBox } from "../models/secrets.js";
 import { registerSecret } from "../redact.js";
 import { McpCallError, McpSession, type McpEndpoint, type McpToolView } from "./client.js";
 
@@ -214,14 +214,7 @@ export class McpConnections {
       hosts,
       fetchTool: input.fetch_tool ?? "",
     };
-    registerSecret(input.secret);
-    const secret =
-      input.secret === undefined
-        ? undefined
-        : input.secret === ""
-          ? { secretCipher: null, secretLast4: "" }
-          : { secretCipher: this.#box.seal(input.secret, `mcp:${id}`), secretLast4: last4(input.secret) };
-    return { columns, secret };
+    return { columns, secret: secretColumns(this.#box, input.secret, `mcp:${id}`) };
   }
 
   async create(input: McpConnectionInput): Promise<McpConnectionView> {

@@ -39,9 +39,8 @@ function hitOf(v: unknown): Hit | undefined {
 }
 
 function listOf(v: unknown): unknown[] | undefined {
-  if (Array.isArray(v)) return v;
-  const results = (v as { results?: unknown } | null | undefined)?.results;
-  return Array.isArray(results) ? results : undefined;
+  const list: unknown = Array.isArray(v) ? v : (v as { results?: unknown } | null | undefined)?.results;
+  return Array.isArray(list) ? (list as unknown[]) : undefined;
 }
 
 /** The hits of a search tool's answer, in its order. */
