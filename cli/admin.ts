@@ -107,7 +107,7 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
   const { openDatabase } = await import("../server/db/index.js");
   const { Accounts } = await import("../server/auth/accounts.js");
   const { ApiError } = await import("../server/errors.js");
-  const { DEFAULT_PUBLIC_URL } = await import("../server/services.js");
+  const { DEFAULT_PUBLIC_URL } = await import("../server/public-url.js");
   const database = await openDatabase(url);
   try {
     const accounts = new Accounts(

@@ -14,6 +14,7 @@ import type { HeavyPool } from "./heavy/pool.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
+import type { McpConnections } from "./mcp/connections.js";
 import { redact } from "./redact.js";
 
 export interface Clock {
@@ -44,6 +45,8 @@ export interface Deps {
   heavy: HeavyPool;
   /** Full reviews: starting, running (the worker), reading what they produced. */
   review: ReviewService;
+  /** MCP connections: admin operations, and the tools runs read external targets and search with. */
+  mcp: McpConnections;
   /** Who a request comes from (the actor middleware asks it). */
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */

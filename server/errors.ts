@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   profile_builtin: { status: 409, title: "A built-in profile cannot be deleted" },
   profile_in_use: { status: 409, title: "Bundles still name this profile" },
   backend_in_use: { status: 409, title: "A role still uses this model backend" },
+  mcp_host_taken: { status: 409, title: "Another MCP connection reads that host" },
   nothing_to_adopt: { status: 409, title: "The doc names its type and size already" },
   misdirected_request: { status: 421, title: "This server does not answer to that host name" },
   file_too_large: { status: 413, title: "File too large" },
@@ -56,6 +57,7 @@ export const ERROR_CODES = {
   link_not_found: { status: 404, title: "The doc has no such link" },
   link_not_removable: { status: 409, title: "The link follows from a profile rule and cannot be removed" },
   frontmatter_unreadable: { status: 409, title: "The doc's frontmatter is not valid YAML" },
+  mcp_unavailable: { status: 502, title: "The MCP server could not be reached" },
   internal_error: { status: 500, title: "Internal server error" },
   not_implemented: { status: 501, title: "Not implemented yet" },
   // accounts and sign-in (docs/accounts.md)

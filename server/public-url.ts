@@ -6,6 +6,9 @@
 import { isIP } from "node:net";
 
 /** `value` as a public URL: http or https, no credentials, query or fragment; no trailing slash. */
+/** Links the service makes start here when no public URL is configured (the default address). */
+export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8787";
+
 export function parsePublicUrl(value: string): string {
   let url: URL;
   try {

@@ -24,6 +24,7 @@ import { HeavyPool } from "./heavy/pool.js";
 import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
 import { ModelService, type ClientFactory } from "./models/service.js";
+import { McpConnections } from "./mcp/connections.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
 import { InProcessBus } from "./jobs/bus.js";
@@ -33,9 +34,8 @@ import { createReviewWorker } from "./review/worker.js";
 import { localAuthenticator, type Actor, type Authenticator } from "./auth/actor.js";
 import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
-
-/** Links the service makes point here when no public URL is configured. */
-export const DEFAULT_PUBLIC_URL = "http://localhost:8787";
+import { guestAuthenticator } from "./auth/guests.js";
+import { DEFAULT_PUBLIC_URL } from "./public-url.js";
 
 export interface ServicesConfig {
   /**
@@ -77,7 +77,7 @@ export interface ServicesConfig {
   models?: { clientFor?: ClientFactory; callTimeoutMs?: number; testTimeoutMs?: number };
   /** The caller in local mode (default: the local admin). */
   actor?: Actor;
-  /** Who calls: overrides the default (the local admin in local mode; bearer token, session cookie, then `guestAuth` in hosted mode). */
+  /** Who calls: overrides the default (the local admin in local mode; bearer token, session cookie, then a guest's cookie in hosted mode). */
   auth?: Authenticator;
   /** Hosted mode: the guest cookie's authenticator (share links), asked after the token and the session. */
   guestAuth?: Authenticator;
@@ -143,9 +143,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
 
     const key = config.secretKey ?? loadSecretKey({ dataDir: config.dataDir, mode: config.mode });
     const budget = new DbBudget(db);
+    const box = new SecretBox(key);
     const models = new ModelService({
       db,
-      box: new SecretBox(key),
+      box,
       clock,
       logger,
       budget,
@@ -190,11 +191,12 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       budget,
       bus,
       heavy,
+      mcp: new McpConnections({ db, box, clock, logger }),
       auth:
         config.auth ??
         (config.mode === "local"
           ? localAuthenticator(config.actor)
-          : hostedAuthenticator(accounts.sessions, config.guestAuth)),
+          : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
       clock,
       logger,

@@ -55,13 +55,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const logger = jsonLogger({ debug: opts.debug });
   const print = opts.print ?? ((line: string) => process.stderr.write(line + "\n"));
   // Local mode has no sign-in: beyond loopback it needs --allow-remote, and then a token on every request.
-  const apiToken = localApiToken("local", opts.host, opts.allowRemote ?? false);
+  const mode = opts.mode ?? "local";
+  const apiToken = localApiToken(mode, opts.host, opts.allowRemote ?? false);
   let url = opts.databaseUrl;
   if (!url) {
     opts.prepareDataDir(opts.dataDir);
     url = join(opts.dataDir, "db");
   }
-  const mode = opts.mode ?? "local";
   const services = await createServices({
     mode,
     ...(mode === "local" ? { folder: opts.folder } : {}),

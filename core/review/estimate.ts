@@ -72,6 +72,7 @@ const ROLE_OF: Record<AiStage, RoleKey> = {
   findings: "reviewer",
   readers: "reader",
   judge: "judge",
+  external: "reviewer",
 };
 
 export async function estimateReview(input: EstimateInput): Promise<ReviewEstimate> {

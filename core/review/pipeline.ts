@@ -3,8 +3,9 @@
  * `stages/`:
  *
  *   questions (per section) -> readers (N per question) -> judge (per question)
- *   claims (per section)
+ *   claims (per section; with grounding, each claim searched for web sources)
  *   findings (per section)
+ *   external (per external target the caller read)
  *
  * Steps run as soon as what they need is there (a question's readers start when its
  * section's questions are back), at most `parallel` model calls at once.
@@ -23,12 +24,14 @@ import { readQuestion } from "./stages/readers.js";
 import { judgeQuestion, questionFinding } from "./stages/judge.js";
 import { claimsOf } from "./stages/claims.js";
 import { findingsOf } from "./stages/findings.js";
+import { checkExternal } from "./stages/external.js";
 import {
   AI_STAGES,
   type AiFinding,
   type AiStage,
   type BuildQuestion,
   type Claim,
+  type LinkCheck,
   type ReviewEvent,
   type ReviewInput,
   type ReviewOutcome,
@@ -84,6 +87,7 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     roles: input.roles,
     runner,
     ids: new IdMaker(),
+    ...(input.grounding ? { grounding: input.grounding } : {}),
     plan: (stage, n) => {
       const pr = progress.get(stage)!;
       pr.total += n;
@@ -133,6 +137,16 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     );
     tasks.push(tolerant(ctx, "findings", () => findingsOf(ctx, s)).catch(fail));
   });
+  const external = input.external ?? [];
+  const links: Array<LinkCheck | undefined> = external.map(() => undefined);
+  ctx.plan("external", external.filter((x) => x.text !== undefined).length);
+  external.forEach((target, i) =>
+    tasks.push(
+      checkExternal(ctx, target)
+        .then((check) => void (links[i] = check))
+        .catch(fail),
+    ),
+  );
   await Promise.all(tasks);
 
   // A whole stage that produced nothing usable fails the run, naming its first error.
@@ -153,12 +167,21 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
   questions.sort((a, b) => a.section - b.section || a.order - b.order);
   questions.forEach((x, i) => (x.q.number = i + 1));
   claims.sort((a, b) => a.section - b.section || a.order - b.order);
-  const order: Record<AiStage, number> = { questions: 0, readers: 1, judge: 2, claims: 3, findings: 4 };
+  const order: Record<AiStage, number> = {
+    questions: 0,
+    readers: 1,
+    judge: 2,
+    claims: 3,
+    findings: 4,
+    external: 5,
+  };
   findings.sort(
     (a, b) =>
       a.anchor.start - b.anchor.start || order[a.stage] - order[b.stage] || a.anchor.end - b.anchor.end,
   );
-  const stages: StageReport[] = AI_STAGES.map((name) => {
+  // The external stage is reported only for a doc that has external targets to check.
+  const reported = AI_STAGES.filter((name) => name !== "external" || progress.get(name)!.total > 0);
+  const stages: StageReport[] = reported.map((name) => {
     const pr = progress.get(name)!;
     return {
       name,
@@ -175,6 +198,7 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     questions: questions.map((x) => x.q),
     claims: claims.map((x) => x.claim),
     findings,
+    links: links.filter((l): l is LinkCheck => l !== undefined),
     stages,
     usage: { ...runner.usage },
     repairs: Object.fromEntries(runner.repairs),

@@ -4,9 +4,20 @@ import type { Level } from "../lint/types.js";
 import type { ReviewBundle } from "./corpus.js";
 import type { ProfileBrief } from "./prompts.js";
 import type { ReviewError, RoleRef, StageAnswers, StepRunnerOptions, Usage } from "./steps.js";
+import type { ExternalTarget, LinkCheck } from "./stages/external.js";
 
-export type AiStage = "questions" | "readers" | "judge" | "claims" | "findings";
-export const AI_STAGES: readonly AiStage[] = ["questions", "readers", "judge", "claims", "findings"];
+export type { ExternalTarget, LinkCheck, LinkState } from "./stages/external.js";
+
+export type AiStage = "questions" | "readers" | "judge" | "claims" | "findings" | "external";
+/** `external` runs only for a doc with external targets (and is reported only then). */
+export const AI_STAGES: readonly AiStage[] = [
+  "questions",
+  "readers",
+  "judge",
+  "claims",
+  "findings",
+  "external",
+];
 
 /**
  * `unjudged`: a reader's or the judge's answer was invalid twice, so the review could not
@@ -54,6 +65,25 @@ export interface BuildQuestion {
 
 export type ClaimLabel = "supported" | "unsupported" | "contradicted" | "assumption";
 
+/**
+ * A source a claim's label rests on: a quote of the bundle (`found`, `file`), or a web source
+ * a search connection gave (`url`; `found` is false: it is not bundle text).
+ */
+export interface ClaimSource {
+  text: string;
+  found: boolean;
+  file?: string;
+  /** A grounding source: where it is. */
+  url?: string;
+  title?: string;
+  /** With `resolve_sources`: every address the URL redirected to, in order (empty: none). */
+  redirect_chain?: string[];
+  /** With `resolve_sources`: when the source was read (ISO 8601). */
+  retrieved_at?: string;
+  /** With `resolve_sources`: why the redirects could not be followed. */
+  resolve_error?: string;
+}
+
 export interface Claim {
   id: string;
   text: string;
@@ -61,7 +91,12 @@ export interface Claim {
   category: string;
   explanation: string;
   anchor: Anchor;
-  sources: Array<{ text: string; found: boolean; file?: string }>;
+  sources: ClaimSource[];
+}
+
+/** Web sources for a claim (a search connection); never throws, an empty list when nothing is found. */
+export interface Grounding {
+  sources(claim: string): Promise<ClaimSource[]>;
 }
 
 export interface AiFinding {
@@ -94,7 +129,8 @@ export type ReviewEvent =
   | { type: "stage"; stage: AiStage; done: number; total: number; cached: number }
   | { type: "question"; question: BuildQuestion }
   | { type: "claim"; claim: Claim }
-  | { type: "finding"; finding: AiFinding };
+  | { type: "finding"; finding: AiFinding }
+  | { type: "link"; link: LinkCheck };
 
 export interface ReviewRoles {
   reviewer: RoleRef;
@@ -109,6 +145,10 @@ export interface ReviewInput extends Omit<StepRunnerOptions, "onStep"> {
   /** A monotonic clock in ms (stage timings). */
   now: () => number;
   onEvent?: (event: ReviewEvent) => void;
+  /** The doc's external targets, read by the caller: each is checked once (stage `external`). */
+  external?: ExternalTarget[];
+  /** Web search for the claims stage (a search connection): each claim is labelled with sources. */
+  grounding?: Grounding;
 }
 
 export interface ReviewOutcome {
@@ -118,6 +158,8 @@ export interface ReviewOutcome {
   claims: Claim[];
   /** AI findings in document order. */
   findings: AiFinding[];
+  /** The external targets' states, in the order given. */
+  links: LinkCheck[];
   stages: StageReport[];
   usage: Usage;
   /** The first repairs made, by stage (for logs and the eval). */
@@ -131,4 +173,5 @@ export const EXPECTED_TOKENS_OUT: Record<AiStage, number> = {
   judge: 120,
   claims: 400,
   findings: 300,
+  external: 120,
 };

@@ -15,16 +15,14 @@ import type { Deps } from "../deps.js";
 import { NotFoundError } from "../errors.js";
 import type { Actor } from "./actor.js";
 import { effectiveVisibility } from "./visibility.js";
+import { DEFAULT_PUBLIC_URL } from "../public-url.js";
 
-/** Where people reach the service when no public URL is configured (a loopback address). */
-export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8787";
 /** How long a guest stays entered (never past its link's expiry). */
 export const GUEST_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** The service's public address, without a trailing slash: links people open are built from it. */
 export function publicBase(d: Deps): string {
-  // `publicUrl` comes with `serve --hosted --public-url` (the database store's branch).
-  const url = (d as Deps & { publicUrl?: string }).publicUrl ?? DEFAULT_PUBLIC_URL;
+  const url = d.publicUrl ?? DEFAULT_PUBLIC_URL;
   return url.replace(/\/+$/, "");
 }
 

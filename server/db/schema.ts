@@ -571,3 +571,52 @@ export const runUpstream = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.bundleId] }), index("run_upstream_bundle").on(t.bundleId)],
 );
+
+// ---- branch mcp: MCP connections and external link checks (server/mcp) ----
+
+/**
+ * An MCP server the service may call (contract 2.13). The secret is AES-256-GCM ciphertext
+ * (the connection id bound in), never clear text; lists are kept as JSON arrays.
+ */
+export const mcpConnections = pgTable("mcp_connections", {
+  id: uuid("id").primaryKey(),
+  name: text("name").notNull(),
+  /** `stdio` (a command run as a subprocess) or `http` (streamable HTTP at `url`). */
+  transport: text("transport").notNull(),
+  command: jsonb("command").$type<string[]>(),
+  url: text("url"),
+  secretEnv: text("secret_env"),
+  secretCipher: text("secret_cipher"),
+  secretLast4: text("secret_last4").notNull().default(""),
+  toolAllowlist: jsonb("tool_allowlist").$type<string[]>().notNull(),
+  isSearch: boolean("is_search").notNull().default(false),
+  searchTool: text("search_tool").notNull().default(""),
+  hosts: jsonb("hosts").$type<string[]>().notNull(),
+  fetchTool: text("fetch_tool").notNull().default(""),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** What a full run found when it read one external target of its bundle (contract 2.8 `state`). */
+export const linkChecks = pgTable(
+  "link_checks",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    targetUrl: text("target_url").notNull(),
+    /** `aligned`, `drifted`, `conflicting` or `unchecked`. */
+    state: text("state").notNull(),
+    stateReason: text("state_reason").notNull(),
+    /** For a code target: the commit that was read, when known. */
+    commit: text("commit"),
+    checkedAt: ts("checked_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.runId, t.targetUrl] }),
+    index("link_checks_bundle").on(t.bundleId, t.checkedAt),
+  ],
+);

@@ -83,3 +83,19 @@ export function loadSecretKey(opts: {
 export function last4(secret: string): string {
   return secret.length >= 8 ? secret.slice(-4) : "";
 }
+
+/**
+ * The secret columns of a write-only secret in a request: `undefined` keeps the stored one
+ * (no columns), `""` removes it, anything else is sealed (bound to `context`) and remembered
+ * by the redactor.
+ */
+export function secretColumns(
+  box: SecretBox,
+  secret: string | undefined,
+  context: string,
+): { secretCipher: string | null; secretLast4: string } | undefined {
+  if (secret === undefined) return undefined;
+  if (secret === "") return { secretCipher: null, secretLast4: "" };
+  registerSecret(secret);
+  return { secretCipher: box.seal(secret, context), secretLast4: last4(secret) };
+}

@@ -14,7 +14,7 @@ import { ApiError, NotFoundError, ValidationError, type FieldIssue } from "../er
 import { AGENT_PRESETS, isPresetName, onPath, type PresetName } from "./agent-cli.js";
 import { modelClientFor, type BackendConfig, type ClientOptions } from "./clients.js";
 import { isProviderKind } from "./providers.js";
-import { last4, type SecretBox } from "./secrets.js";
+import { secretColumns, type SecretBox } from "./secrets.js";
 import type { Budget, ModelRoles, RoleModel, RoleName } from "./types.js";
 import { redact, registerSecret } from "../redact.js";
 
@@ -253,14 +253,7 @@ export class ModelService implements ModelRoles {
           (input.preset && isPresetName(input.preset) ? AGENT_PRESETS[input.preset].prompt_via : "stdin"))
         : null,
     };
-    const secret =
-      input.secret === undefined
-        ? undefined
-        : input.secret === ""
-          ? { secretCipher: null, secretLast4: "" }
-          : { secretCipher: this.#box.seal(input.secret, id), secretLast4: last4(input.secret) };
-    registerSecret(input.secret);
-    return { columns, secret };
+    return { columns, secret: secretColumns(this.#box, input.secret, id) };
   }
 
   async createBackend(input: BackendInput): Promise<BackendView> {

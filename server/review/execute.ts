@@ -17,6 +17,8 @@ import { EventWriter } from "../jobs/events.js";
 import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
 import { loadReviewBundle } from "./bundle.js";
+import { openRunTools } from "../mcp/run-tools.js";
+import { saveLinkChecks } from "../mcp/link-checks.js";
 import { ReviewBase, ROLES, profileBrief, mergeFindings, errorText, reviewRoles, round } from "./common.js";
 import { findingApi, type RunFinding } from "../findings.js";
 
@@ -250,22 +252,46 @@ export class RunExecution extends ReviewBase {
         case "claim":
           events.emit("claim", { id: e.claim.id, text: e.claim.text, label: e.claim.label });
           break;
+        case "link":
+          events.emit("link", {
+            target_url: e.link.url,
+            state: e.link.state,
+            state_reason: e.link.state_reason,
+          });
+          break;
       }
     };
     const brief = profileBrief(profile, lint.profile_key);
     await this.db.update(reviewRuns).set({ readers: brief.readers }).where(eq(reviewRuns.runId, run.id));
-    const outcome = await runReview({
-      bundle,
-      profile: brief,
-      roles: reviewRoles(roles),
-      parallel: settings.parallel_calls,
-      cache: new DbStepCache(this.db, clock),
-      budget: this.budgetGate(),
+    // External targets (read once each) and grounding for claims, through MCP connections.
+    const outside = await openRunTools({
+      mcp: this.deps.mcp,
+      clock,
+      logger: this.deps.logger,
+      mainText: bundle.files.find((f) => f.path === bundle.mainPath)?.text ?? "",
+      resolveSources: settings.resolve_sources,
       signal,
-      now: () => performance.now(),
-      onEvent,
     });
+    let outcome: ReviewOutcome;
+    try {
+      outcome = await runReview({
+        bundle,
+        profile: brief,
+        roles: reviewRoles(roles),
+        parallel: settings.parallel_calls,
+        cache: new DbStepCache(this.db, clock),
+        budget: this.budgetGate(),
+        signal,
+        now: () => performance.now(),
+        onEvent,
+        external: outside.external,
+        ...(outside.grounding ? { grounding: outside.grounding } : {}),
+      });
+    } finally {
+      await outside.close();
+    }
     if (outcome.error?.code === "cancelled" && signal.aborted) return this.requeue(run, events);
+    await saveLinkChecks(this.db, run, outcome.links, clock.now());
 
     t = performance.now();
     const merged = mergeFindings(lint.findings, outcome.findings);

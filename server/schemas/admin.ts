@@ -176,48 +176,75 @@ export const RoleAssignmentBodySchema = z
 
 // ---- MCP (2.13) ----
 
+export const McpTransport = z.enum(["stdio", "http"]).openapi({
+  description: "`stdio`: `command` runs as a subprocess; `http`: streamable HTTP at `url`",
+});
+
 export const McpConnectionSchema = z
   .object({
     id: Uuid,
     name: z.string(),
-    transport: z.string().openapi({ example: "stdio" }),
-    command: z.array(z.string()).optional(),
-    url: z.string().optional(),
+    transport: McpTransport,
+    command: z.array(z.string()).optional().openapi({ description: "stdio: the program and its arguments" }),
+    url: z.string().optional().openapi({ description: "http: the server's streamable HTTP address" }),
     secret_env: z
       .string()
       .optional()
-      .openapi({ description: "environment variable the secret is handed in as" }),
+      .openapi({ description: "stdio: the environment variable the secret is handed in as" }),
     has_secret: z.boolean(),
-    secret_last4: z.string(),
-    tool_allowlist: z.array(z.string()),
-    is_search: z.boolean(),
-    search_tool: z.string(),
-    hosts: z.array(z.string()),
-    fetch_tool: z.string(),
+    secret_last4: z.string().openapi({
+      description: "only the last 4 characters of a secret of 8 or more; the secret is never returned",
+    }),
+    tool_allowlist: z.array(z.string()).openapi({
+      description: "the only tools the service calls; a destructive tool is refused even when listed",
+    }),
+    is_search: z
+      .boolean()
+      .openapi({ description: "grounding: the claims stage searches each claim with `search_tool`" }),
+    search_tool: z.string().openapi({ description: "the search tool; empty when not a search connection" }),
+    hosts: z.array(z.string()).openapi({
+      description:
+        "hosts (`docs.example.com`, `*.example.com`) whose external targets are read with `fetch_tool`",
+    }),
+    fetch_tool: z.string().openapi({ description: "the tool that reads a target; empty without hosts" }),
   })
   .openapi("McpConnection");
 
+const ToolName = z.string().min(1).max(200);
+
 export const McpConnectionBodySchema = z
-  .object({
-    name: z.string().min(1),
-    transport: z.string().min(1).openapi({ example: "stdio" }),
-    command: z.array(z.string()).optional(),
-    url: z.string().optional(),
-    secret_env: z.string().optional(),
-    secret: z
-      .string()
-      .optional()
-      .openapi({ description: "write-only; on PUT, leave it out to keep the stored one" }),
-    tool_allowlist: z.array(z.string()).optional(),
+  .strictObject({
+    name: z.string().min(1).max(200),
+    transport: McpTransport,
+    command: z.array(z.string().min(1)).min(1).optional().openapi({
+      description: "stdio only (required there): the program and its arguments, run without a shell",
+    }),
+    url: z.string().optional().openapi({ description: "http only (required there): an http(s) address" }),
+    secret_env: z.string().optional().openapi({
+      description:
+        "stdio only, required with a secret: the environment variable the server gets the secret in",
+    }),
+    secret: z.string().optional().openapi({
+      description:
+        "write-only; stdio: handed in `secret_env`, http: sent as `Authorization: Bearer`; on PUT, leave it out to keep the stored one, send an empty string to remove it",
+    }),
+    tool_allowlist: z.array(ToolName).max(200).optional().openapi({ description: "default: none" }),
     is_search: z.boolean().optional(),
-    search_tool: z.string().optional(),
-    hosts: z.array(z.string()).optional(),
-    fetch_tool: z.string().optional(),
+    search_tool: ToolName.optional().openapi({ description: "with `is_search`; must be on the allowlist" }),
+    hosts: z.array(z.string().min(1).max(253)).max(200).optional(),
+    fetch_tool: ToolName.optional().openapi({ description: "with `hosts`; must be on the allowlist" }),
   })
   .openapi("McpConnectionRequest");
 
 export const McpToolSchema = z
-  .object({ name: z.string(), description: z.string(), read_only: z.boolean(), destructive: z.boolean() })
+  .object({
+    name: z.string(),
+    description: z.string(),
+    read_only: z.boolean().openapi({ description: "the server annotates it `readOnlyHint`" }),
+    destructive: z
+      .boolean()
+      .openapi({ description: "the server annotates it `destructiveHint`; the service never calls it" }),
+  })
   .openapi("McpTool");
 
 // ---- repohost token (2.15) ----

@@ -63,9 +63,26 @@ export const ClaimSchema = z
             .string()
             .optional()
             .openapi({ description: "where it was found (`<bundle>/<path>` for a linked bundle)" }),
+          url: z.string().optional().openapi({
+            description:
+              "a grounding source a search connection found (its `text` is the snippet); not bundle text",
+          }),
+          title: z.string().optional(),
+          redirect_chain: z.array(z.string()).optional().openapi({
+            description: "with `resolve_sources`: every address the URL redirected to, in order",
+          }),
+          retrieved_at: z.iso.datetime().optional().openapi({
+            description: "with `resolve_sources`: when the source's redirects were followed",
+          }),
+          resolve_error: z
+            .string()
+            .optional()
+            .openapi({ description: "with `resolve_sources`: why the redirects could not be followed" }),
         }),
       )
-      .openapi({ description: "the quotes the label rests on" }),
+      .openapi({
+        description: "the quotes the label rests on, then the grounding sources of a search connection",
+      }),
   })
   .openapi("Claim");
 

@@ -145,7 +145,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
     const me = await json<{ signed_in: boolean; user: { kind: string; name: string } }>(
       t.req("GET", "/me", undefined, cookie),
     );
-    expect(me).toMatchObject({ signed_in: true, user: { kind: "guest", name: "Gus Guest" } });
+    expect(me).toMatchObject({ signed_in: true, guest: true, user: { kind: "guest", name: "Gus Guest" } });
     expect(await slugsFor(cookie)).toEqual(["refunds"]);
     expect((await t.req("GET", `/docs/${doc.id}`, undefined, cookie)).status).toBe(200);
     expect(

@@ -7,7 +7,7 @@ import { anchorQuote, contextFor, findQuote, mainSection, type CorpusSection } f
 import { SYSTEM, claimsPrompt } from "../prompts.js";
 import { listSalvager } from "../repair.js";
 import { MAX_ITEMS, claimItem, claimsAnswer } from "../schemas.js";
-import { EXPECTED_TOKENS_OUT, type Claim, type ClaimLabel } from "../types.js";
+import { EXPECTED_TOKENS_OUT, type Claim, type ClaimLabel, type ClaimSource } from "../types.js";
 import type { StageContext } from "./context.js";
 
 export function claimsStep(ctx: StageContext, s: CorpusSection) {
@@ -25,14 +25,18 @@ export function claimsStep(ctx: StageContext, s: CorpusSection) {
   };
 }
 
-/** The claims of one section, in the section's order. */
+/**
+ * The claims of one section, in the section's order. With grounding (a search connection),
+ * each claim is searched and its web sources are added to its sources; they do not change
+ * its label, which rests on the bundle's text.
+ */
 export async function claimsOf(ctx: StageContext, s: CorpusSection): Promise<Claim[]> {
   const { corpus } = ctx;
   const section = mainSection(corpus, s)!;
   const { value } = await ctx.runner.run(claimsStep(ctx, s));
-  return value.claims.map((raw) => {
+  const claims = value.claims.map((raw) => {
     const { anchor } = anchorQuote(corpus, section, raw.quote);
-    const sources = raw.sources.map((text) => {
+    const sources: ClaimSource[] = raw.sources.map((text) => {
       const at = findQuote(corpus, text);
       return {
         text,
@@ -55,18 +59,29 @@ export async function claimsOf(ctx: StageContext, s: CorpusSection): Promise<Cla
       anchor,
       sources,
     };
+    return claim;
+  });
+  const grounding = ctx.grounding;
+  if (grounding)
+    await Promise.all(claims.map(async (c) => c.sources.push(...(await grounding.sources(c.text)))));
+  for (const claim of claims) {
     ctx.emit({ type: "claim", claim });
-    if (label === "contradicted")
+    if (claim.label === "contradicted")
       ctx.addFinding({
-        id: ctx.ids.make(["claim-contradicted", corpus.mainPath, anchor.heading_path.join(" > "), raw.text]),
+        id: ctx.ids.make([
+          "claim-contradicted",
+          corpus.mainPath,
+          claim.anchor.heading_path.join(" > "),
+          claim.text,
+        ]),
         check: "claim-contradicted",
         level: "SHOULD",
-        category: raw.category,
-        message: `The text contradicts this claim: ${raw.text}`,
-        anchor,
+        category: claim.category,
+        message: `The text contradicts this claim: ${claim.text}`,
+        anchor: claim.anchor,
         relaxed: false,
         stage: "claims",
       });
-    return claim;
-  });
+  }
+  return claims;
 }

@@ -3,7 +3,7 @@ import { stableId } from "../../lint/ids.js";
 import type { Corpus } from "../corpus.js";
 import type { ProfileBrief } from "../prompts.js";
 import { ReviewError, type StepRunner } from "../steps.js";
-import type { AiFinding, AiStage, ReviewEvent, ReviewRoles } from "../types.js";
+import type { AiFinding, AiStage, Grounding, ReviewEvent, ReviewRoles } from "../types.js";
 
 /** Ids that stay the same for the same text, told apart by order when equal. */
 export class IdMaker {
@@ -24,6 +24,8 @@ export interface StageContext {
   roles: ReviewRoles;
   runner: StepRunner;
   ids: IdMaker;
+  /** Web search for claims, when a search connection is configured. */
+  grounding?: Grounding;
   /** More steps of a stage are known to come (progress totals). */
   plan(stage: AiStage, n: number): void;
   emit(event: ReviewEvent): void;

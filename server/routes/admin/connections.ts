@@ -1,6 +1,6 @@
 /** Administration of outside connections: MCP servers and the repohost token. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody, jsonResponse } from "../../http.js";
+import { deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import {
   McpConnectionBodySchema,
   McpConnectionSchema,
@@ -9,6 +9,7 @@ import {
   RepohostTokenBodySchema,
 } from "../../schemas/admin.js";
 import { ConnectionIdParams } from "../../schemas/params.js";
+import { ProblemSchema } from "../../schemas/common.js";
 import { noContent } from "../stub.js";
 
 const tags = ["admin"];
@@ -71,8 +72,28 @@ export const listMcpTools = createRoute({
       "The server's tools",
     ),
     ...errorResponses,
+    502: {
+      description: "The MCP server could not be reached (`mcp_unavailable`)",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
   },
 });
+
+/** The MCP operations (server/mcp/connections.ts does the work). */
+export function registerMcpRoutes(r: Router): void {
+  r.openapi(listMcpConnections, async (c) => c.json({ items: await deps(c).mcp.list() }, 200));
+  r.openapi(createMcpConnection, async (c) => c.json(await deps(c).mcp.create(c.req.valid("json")), 201));
+  r.openapi(updateMcpConnection, async (c) =>
+    c.json(await deps(c).mcp.update(c.req.valid("param").connectionId, c.req.valid("json")), 200),
+  );
+  r.openapi(deleteMcpConnection, async (c) => {
+    await deps(c).mcp.delete(c.req.valid("param").connectionId);
+    return c.body(null, 204);
+  });
+  r.openapi(listMcpTools, async (c) =>
+    c.json({ items: await deps(c).mcp.tools(c.req.valid("param").connectionId) }, 200),
+  );
+}
 
 export const getRepohostConnection = createRoute({
   method: "get",

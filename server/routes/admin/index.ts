@@ -8,14 +8,10 @@ import type { RoleName } from "../../models/types.js";
 import { readSettings, writeSettings } from "../../settings.js";
 import { stub } from "../stub.js";
 import {
-  createMcpConnection,
-  deleteMcpConnection,
   getRepohostConnection,
-  listMcpConnections,
-  listMcpTools,
+  registerMcpRoutes,
   removeRepohostToken,
   setRepohostToken,
-  updateMcpConnection,
 } from "./connections.js";
 import {
   assignRole,
@@ -86,11 +82,7 @@ export default function adminRoutes(): Router {
     await models(c).unassignRole(roleParam(c.req.valid("param").role));
     return c.body(null, 204);
   });
-  stub(r, listMcpConnections);
-  stub(r, createMcpConnection);
-  stub(r, updateMcpConnection);
-  stub(r, deleteMcpConnection);
-  stub(r, listMcpTools);
+  registerMcpRoutes(r);
   stub(r, getRepohostConnection);
   stub(r, setRepohostToken);
   stub(r, removeRepohostToken);

@@ -22,14 +22,37 @@ export const UserSchema = z
   .openapi("User");
 
 export const MeSchema = z
-  .object({ signed_in: z.boolean(), user: UserSchema.optional(), mode: z.enum(["local", "hosted"]) })
+  .object({
+    signed_in: z.boolean(),
+    user: UserSchema.optional(),
+    guest: z
+      .literal(true)
+      .optional()
+      .openapi({
+        description: "present for a guest who entered by a share link (`user.name` is its display name)",
+      }),
+    bundle_id: z
+      .string()
+      .optional()
+      .openapi({ description: "a guest's: the bundle whose share link it entered" }),
+    mode: z.enum(["local", "hosted"]),
+  })
   .openapi("Me");
 
 /** The answer of `GET /me` (and of signing in) for a caller. */
 export function meOf(mode: "local" | "hosted", actor: Actor | undefined): z.infer<typeof MeSchema> {
   if (!actor) return { signed_in: false, mode };
-  const { id, name, kind, role, email } = actor;
-  return { signed_in: true, user: { id, name, kind, role, ...(email ? { email } : {}) }, mode };
+  const { id, name, kind, role, email, guestBundleId } = actor;
+  const user = { id, name, kind, role, ...(email ? { email } : {}) };
+  if (kind === "guest")
+    return {
+      signed_in: true,
+      user,
+      guest: true,
+      ...(guestBundleId ? { bundle_id: guestBundleId } : {}),
+      mode,
+    };
+  return { signed_in: true, user, mode };
 }
 
 export default function metaRoutes() {

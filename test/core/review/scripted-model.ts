@@ -14,7 +14,9 @@
  *   is contradicted (quoting itself), "Rumor:" is "supported" by a quote that is nowhere;
  * - findings: "TODO" gives a SHOULD quoting the sentence; "FIXME" a MUST whose quote is
  *   not in the text (so it is anchored to the section heading);
- * - fix: replaces the first "TODO" by "DONE"; diff summary: counts the changed sections.
+ * - fix: replaces the first "TODO" by "DONE"; diff summary: counts the changed sections;
+ * - external link: a target whose text has "Conflict:" is conflicting, "Drift:" drifted,
+ *   anything else aligned; the explanation quotes the target's first line.
  */
 import { ModelCallError, type ModelCall, type ModelClient } from "../../../core/review/model.js";
 
@@ -154,6 +156,16 @@ export function scriptedAnswer(schemaName: string, prompt: string, schema: unkno
         )?.[1] ?? "";
       const line = section.split("\n").find((l) => l.includes("TODO")) ?? section.split("\n")[0] ?? "";
       return { find: line, replace: line.replace("TODO", "DONE"), explanation: "Finished the TODO." };
+    }
+    case "external_link": {
+      const target = /<(spec_text_\d+) part="target">\n([\s\S]*?)\n<\/\1>/.exec(prompt)?.[2] ?? "";
+      const first = target.split("\n").find((l) => l.trim() !== "") ?? "";
+      const state = target.includes("Conflict:")
+        ? "conflicting"
+        : target.includes("Drift:")
+          ? "drifted"
+          : "aligned";
+      return { state, explanation: `The target says: ${first.trim().slice(0, 120)}` };
     }
     case "diff_summary": {
       const n = (prompt.match(/^=== /gm) ?? []).length;
