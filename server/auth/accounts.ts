@@ -299,16 +299,14 @@ export class Accounts {
         .update(resetLinks)
         .set({ revokedAt: now })
         .where(and(eq(resetLinks.userId, userId), isNull(resetLinks.usedAt), isNull(resetLinks.revokedAt)));
-      await tx
-        .insert(resetLinks)
-        .values({
-          id: randomUUID(),
-          tokenHash: tokenHash(token),
-          userId,
-          createdBy,
-          createdAt: now,
-          expiresAt,
-        });
+      await tx.insert(resetLinks).values({
+        id: randomUUID(),
+        tokenHash: tokenHash(token),
+        userId,
+        createdBy,
+        createdAt: now,
+        expiresAt,
+      });
     });
     return { user_id: userId, url: this.link("reset", token), expires_at: expiresAt.toISOString() };
   }

@@ -25,12 +25,9 @@ export const MeSchema = z
   .object({
     signed_in: z.boolean(),
     user: UserSchema.optional(),
-    guest: z
-      .literal(true)
-      .optional()
-      .openapi({
-        description: "present for a guest who entered by a share link (`user.name` is its display name)",
-      }),
+    guest: z.literal(true).optional().openapi({
+      description: "present for a guest who entered by a share link (`user.name` is its display name)",
+    }),
     bundle_id: z
       .string()
       .optional()

@@ -32,16 +32,14 @@ describe.each(DB_KINDS)("version repository, large blobs on %s", (kind) => {
     const repo = new VersionRepository(db);
     const big = bytes(SLICE_BYTES * 3 + 1234, 7);
     const small = new TextEncoder().encode("# small\n");
-    await db
-      .insert(bundles)
-      .values({
-        id: "00000000-0000-4000-8000-000000000001",
-        sourceKind: "local",
-        slug: "b",
-        title: "b",
-        createdAt: new Date(),
-        updatedAt: new Date(),
-      });
+    await db.insert(bundles).values({
+      id: "00000000-0000-4000-8000-000000000001",
+      sourceKind: "local",
+      slug: "b",
+      title: "b",
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
     const v = await repo.commit(
       { id: null, number: 0 },
       {
