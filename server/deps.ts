@@ -60,6 +60,11 @@ export interface Deps {
    * built from it. Unset when only loopback addresses reach it.
    */
   publicUrl?: string;
+  /**
+   * Where links the service makes start: the public URL, else the address it listens on
+   * (set once listening), else DEFAULT_PUBLIC_URL.
+   */
+  linkBase(): string;
   /** spec-review's own version (package.json). */
   serverVersion: string;
 }

@@ -94,6 +94,8 @@ export interface Services extends Deps {
   budget: DbBudget;
   /** The review worker, when `worker` was asked for. */
   worker: ReviewWorker | undefined;
+  /** The address the server listens on, once it does (links use it when no public URL is set). */
+  listeningAt(url: string): void;
   /** Stop the worker, the watcher and the lint runs, then close the database if the graph opened it. */
   close(): Promise<void>;
 }
@@ -179,8 +181,9 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     await store.start();
 
     const bus = new InProcessBus();
-    const publicUrl = config.publicUrl ?? DEFAULT_PUBLIC_URL;
-    const accounts = new Accounts(db, () => clock.now(), publicUrl, config.passwordCost);
+    let listening: string | undefined;
+    const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
+    const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
     const graph: Omit<Deps, "review"> = {
       db,
       store,
@@ -198,6 +201,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           ? localAuthenticator(config.actor)
           : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
+      linkBase,
       clock,
       logger,
       mode: config.mode,
@@ -232,6 +236,9 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       models,
       budget,
       worker,
+      listeningAt: (url: string) => {
+        listening = url;
+      },
       close: () => (closing ??= unwind()),
     });
   } catch (err) {

@@ -98,6 +98,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   http.port = port;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  services.listeningAt(`http://${host}:${port}`);
   logger.info("listening", {
     mode,
     url: `http://${host}:${port}/api/v1`,

@@ -91,8 +91,8 @@ export class Accounts {
   constructor(
     private readonly db: Db,
     private readonly now: () => Date,
-    /** The service's public address (`https://specs.example.com`); links start with it. */
-    private readonly publicUrl: string,
+    /** Where people reach the service (`https://specs.example.com`, or the address it listens on); links start with it. */
+    private readonly linkBase: string | (() => string),
     /** scrypt's cost, log2 of N (default 15; tests use less). */
     private readonly log2N = SCRYPT_LOG2N,
   ) {
@@ -100,7 +100,8 @@ export class Accounts {
   }
 
   private link(kind: "invite" | "reset", token: string): string {
-    return `${this.publicUrl.replace(/\/+$/, "")}/${kind}/${token}`;
+    const base = typeof this.linkBase === "function" ? this.linkBase() : this.linkBase;
+    return `${base.replace(/\/+$/, "")}/${kind}/${token}`;
   }
 
   // ---- invites ----

@@ -15,14 +15,13 @@ import type { Deps } from "../deps.js";
 import { NotFoundError } from "../errors.js";
 import type { Actor } from "./actor.js";
 import { effectiveVisibility } from "./visibility.js";
-import { DEFAULT_PUBLIC_URL } from "../public-url.js";
 
 /** How long a guest stays entered (never past its link's expiry). */
 export const GUEST_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** The service's public address, without a trailing slash: links people open are built from it. */
 export function publicBase(d: Deps): string {
-  const url = d.publicUrl ?? DEFAULT_PUBLIC_URL;
+  const url = d.linkBase();
   return url.replace(/\/+$/, "");
 }
 

@@ -358,7 +358,7 @@ describe.each(DB_KINDS)("accounts (%s)", (kind) => {
         h.as(admin.cookie, "POST", "/admin/invites", { role: "member" }),
       );
       expect(a).toMatchObject({ state: "unused", role: "member" });
-      expect(a.url).toMatch(/^http:\/\/localhost:8787\/invite\/sri_/);
+      expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:8787\/invite\/sri_/);
       h.clock.advance(1000);
       const b = await json<{ id: string; url: string; expires_at: string; created_at: string }>(
         h.as(admin.cookie, "POST", "/admin/invites", { role: "viewer" }),

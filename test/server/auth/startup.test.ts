@@ -87,7 +87,7 @@ describe("the first admin invite", { timeout: 120_000 }, () => {
     const t = await makeTestApp({ mode: "hosted", passwordCost: 10 });
     try {
       const line = await ensureFirstAdminInvite(t.services);
-      expect(line).toMatch(/^admin invite: http:\/\/localhost:8787\/invite\/sri_\S+$/);
+      expect(line).toMatch(/^admin invite: http:\/\/127\.0\.0\.1:8787\/invite\/sri_\S+$/);
       const token = line!.split("/invite/")[1]!;
       const res = await t.req("POST", "/auth/signup", {
         token,
