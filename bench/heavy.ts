@@ -16,7 +16,7 @@
  *
  * Options: --small N, --large N, --big-mb N, --entries N, --skip-scaling, --skip-server,
  *   --skip-saves (the request-loop part without the saves of the --small and --large docs),
- *   --skip-memory, --idle-seconds N (5).
+ *   --skip-memory, --idle-seconds N (5), --cpu-prof DIR (profile the request-loop part's server).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
@@ -46,6 +46,8 @@ const { values } = parseArgs({
     "skip-server": { type: "boolean", default: false },
     "skip-memory": { type: "boolean", default: false },
     "skip-saves": { type: "boolean", default: false },
+    /** Profile the server of the request-loop part (node --cpu-prof), writing the profile here. */
+    "cpu-prof": { type: "string" },
   },
 });
 const SMALL = Number(values.small);
@@ -148,7 +150,10 @@ function scaling(): void {
 // ------------------------------------------------------------------ server
 
 const serve = (folder: string, databaseUrl?: string): Promise<Served> =>
-  serveFolder(folder, databaseUrl ? { databaseUrl } : {});
+  serveFolder(folder, {
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(values["cpu-prof"] ? { cpuProfDir: values["cpu-prof"] } : {}),
+  });
 
 /** Polls GET /meta every 20 ms while `work` runs; the slowest answer and how many were asked. */
 async function whilePolling<T>(

@@ -43,9 +43,9 @@ export const PERMISSIONS = {
   "POST /auth/sign-in": "public",
   "POST /auth/sign-out": "public",
   "POST /auth/reset": "public",
-  "GET /me/tokens": "read",
-  "POST /me/tokens": "read",
-  "DELETE /me/tokens/{tokenId}": "read",
+  "GET /me/tokens": "self",
+  "POST /me/tokens": "self",
+  "DELETE /me/tokens/{tokenId}": "self",
   // bundles
   "GET /bundles": "read",
   "POST /bundles": "write",

@@ -37,6 +37,11 @@ export function testAuthenticator(): Authenticator & { bind(services: Services):
 }
 
 /** The `name=value` pair of a Set-Cookie header, to send back as a Cookie header. */
+/** Headers of a browser request carrying `cookie` from the service's own pages (it sends Sec-Fetch-Site). */
+export function fromBrowser(cookie: string): Record<string, string> {
+  return { cookie, "sec-fetch-site": "same-origin" };
+}
+
 export function cookieOf(res: Response): string {
   const set = res.headers.get("set-cookie");
   if (!set) throw new Error("no Set-Cookie header");

@@ -106,7 +106,9 @@ describe("the API surface", () => {
       reason: "short",
     });
     await problem(res, 501, "not_implemented");
-    const garbage = await t.req("POST", "/admin/mcp", "not json", { "content-type": "application/json" });
+    const garbage = await t.req("POST", "/docs/00000000-0000-4000-8000-000000000000/threads", "not json", {
+      "content-type": "application/json",
+    });
     await problem(garbage, 501, "not_implemented");
   });
 

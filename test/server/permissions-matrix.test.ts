@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DB_KINDS, json, makeTestApp, type TestApp } from "../helpers/app.js";
 import type { SpecDoc } from "../helpers/types.js";
-import { as, cookieOf, testAuthenticator } from "../helpers/actors.js";
+import { as, cookieOf, fromBrowser, testAuthenticator } from "../helpers/actors.js";
 import { BUNDLE_LOOKUPS } from "../../server/auth/authorize.js";
 import { PERMISSIONS, scopeOf } from "../../server/auth/permissions.js";
 import { NOT_IMPLEMENTED_EXTENSION } from "../../server/routes/stub.js";
@@ -158,7 +158,7 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
 
   function headersOf(caller: Caller, s: Seed): Record<string, string> {
     if (caller === "anonymous") return {};
-    if (caller === "guest") return { cookie: s.guestCookie };
+    if (caller === "guest") return fromBrowser(s.guestCookie);
     return as(caller);
   }
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
 import type { BundleList, SpecDoc } from "../helpers/types.js";
-import { as, cookieOf, testAuthenticator, type ActorName } from "../helpers/actors.js";
+import { as, cookieOf, fromBrowser, testAuthenticator, type ActorName } from "../helpers/actors.js";
 import { GUEST_COOKIE } from "../../server/auth/guests.js";
 
 interface Created {
@@ -140,7 +140,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
     expect(setCookie).toMatch(new RegExp(`^${GUEST_COOKIE}=`));
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
-    const cookie = { cookie: cookieOf(entered) };
+    const cookie = fromBrowser(cookieOf(entered));
 
     const me = await json<{ signed_in: boolean; user: { kind: string; name: string } }>(
       t.req("GET", "/me", undefined, cookie),
@@ -179,7 +179,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
       t.req("POST", `/bundles/${doc.bundle_id}/share`, undefined, as("author")),
     );
     const firstGuest = {
-      cookie: cookieOf(await t.req("POST", `/share/${tokenOf(first.url)}`, { name: "Ann" })),
+      ...fromBrowser(cookieOf(await t.req("POST", `/share/${tokenOf(first.url)}`, { name: "Ann" }))),
     };
     expect((await t.req("GET", `/docs/${doc.id}`, undefined, firstGuest)).status).toBe(200);
 
@@ -193,7 +193,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
     await problem(await t.req("GET", `/docs/${doc.id}`, undefined, firstGuest), 401, "unauthenticated");
 
     const secondGuest = {
-      cookie: cookieOf(await t.req("POST", `/share/${tokenOf(second.url)}`, { name: "Bo" })),
+      ...fromBrowser(cookieOf(await t.req("POST", `/share/${tokenOf(second.url)}`, { name: "Bo" }))),
     };
     expect((await t.req("DELETE", `/bundles/${doc.bundle_id}/share`, undefined, as("author"))).status).toBe(
       204,
@@ -209,7 +209,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
       t.req("POST", `/bundles/${doc.bundle_id}/share`, undefined, as("author")),
     );
     const thirdGuest = {
-      cookie: cookieOf(await t.req("POST", `/share/${tokenOf(third.url)}`, { name: "Cy" })),
+      ...fromBrowser(cookieOf(await t.req("POST", `/share/${tokenOf(third.url)}`, { name: "Cy" }))),
     };
     const changed = await json<Access>(
       t.req("PUT", `/bundles/${doc.bundle_id}/visibility`, { visibility: "internal" }, as("author")),
@@ -224,7 +224,7 @@ describe.each(DB_KINDS)("visibility and share links on %s", (kind) => {
     );
     expect(timed.share.expires_at).toBe("2026-03-03T10:00:00.000Z");
     const timedGuest = {
-      cookie: cookieOf(await t.req("POST", `/share/${tokenOf(timed.url)}`, { name: "Di" })),
+      ...fromBrowser(cookieOf(await t.req("POST", `/share/${tokenOf(timed.url)}`, { name: "Di" }))),
     };
     now = new Date("2026-03-03T09:59:00Z");
     expect((await t.req("GET", `/share/${tokenOf(timed.url)}`)).status).toBe(200);
