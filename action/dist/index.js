@@ -66375,38 +66375,42 @@ function sectionContent(doc, section, minWords, ownOnly = false) {
     let rawWords = 0;
     let structured = false;
     for (const b of blocksIn(doc, section, ownOnly)) {
-        if (b.kind === "code") {
-            if (b.text.trim() !== "")
-                structured = true;
-            rawWords += Math.max(1, text_countWords(b.text));
-            continue;
-        }
-        if (b.kind === "table") {
-            const body = (b.rows ?? []).slice(1);
-            const w = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
-            if (w > 0)
-                structured = true;
-            words += w;
-            rawWords += readerWords(b.text);
-            continue;
-        }
-        if (b.kind === "paragraph" || b.kind === "html") {
-            let t = b.text;
-            if (b.kind === "html")
-                t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
-            const raw = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
-            const real = readerWords(withoutPlaceholders(t));
-            rawWords += raw;
-            words += real;
-            // An item of a list with words in it: the section holds a list.
-            if (b.listDepth > 0 && real > 0)
-                structured = true;
-            // An image says something too.
-            if (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text))
-                structured = true;
-        }
+        const w = blockWords(b);
+        words += w.words;
+        rawWords += w.rawWords;
+        structured ||= w.structured;
     }
     return { words, rawWords, hasContent: structured || (words > 0 && words >= minWords) };
+}
+const blockWordsCache = new WeakMap();
+/** The words of one block, counted once per parse (several checks ask for the same sections). */
+function blockWords(b) {
+    let w = blockWordsCache.get(b);
+    if (w)
+        return w;
+    w = { words: 0, rawWords: 0, structured: false };
+    if (b.kind === "code") {
+        w.structured = b.text.trim() !== "";
+        w.rawWords = Math.max(1, text_countWords(b.text));
+    }
+    else if (b.kind === "table") {
+        const body = (b.rows ?? []).slice(1);
+        w.words = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
+        w.structured = w.words > 0;
+        w.rawWords = readerWords(b.text);
+    }
+    else if (b.kind === "paragraph" || b.kind === "html") {
+        let t = b.text;
+        if (b.kind === "html")
+            t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
+        w.rawWords = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
+        w.words = readerWords(withoutPlaceholders(t));
+        // An item of a list with words in it: the section holds a list. An image says something too.
+        w.structured =
+            (b.listDepth > 0 && w.words > 0) || (b.kind === "paragraph" && /!\[[^\]]*\]\([^)]+\)/.test(b.text));
+    }
+    blockWordsCache.set(b, w);
+    return w;
 }
 /** Blocks whose text is prose: paragraphs, headings and tables (not code, not HTML). */
 function isProse(b) {
@@ -66652,50 +66656,293 @@ const codeExample = defineCheck({
     },
 });
 
-;// CONCATENATED MODULE: ./core/lint/checks/empty-section.ts
-/** empty-section: a heading with nothing under it (no content and no subsections). */
-
-
-
-const empty_section_options = strictObject({
-    min_words: schemas_number()
-        .int()
-        .min(1)
-        .default(1)
-        .describe("Words of prose a section without subsections needs; a list, table or code block always counts"),
-    ignore: array(schemas_string().min(1)).default([]).describe("Heading patterns of sections allowed to be empty"),
-});
-const emptySection = defineCheck({
-    kind: "empty-section",
-    description: "A section without subsections holds content (HTML comments and placeholders such as TBD do not count)",
-    options: empty_section_options,
-    defaultMessage: "Section '{section}' {detail}",
-    check(ctx) {
-        const { doc, params } = ctx;
-        const ignore = params.ignore.map(parseHeadingPattern);
-        const hasChild = new Set(doc.sections.map((s) => s.parent));
-        const findings = [];
-        for (const section of doc.sections) {
-            if (section.level === 0 || hasChild.has(section.index))
+;// CONCATENATED MODULE: ./core/lint/claims.ts
+/** Units by the words that name them: dimension and factor to the dimension's base unit. */
+const UNITS = {};
+function unit(dim, factor, ...names) {
+    for (const n of names)
+        UNITS[n] = [dim, factor];
+}
+unit("time", 1e-6, "ns", "nanosecond", "nanoseconds");
+unit("time", 1e-3, "µs", "us", "microsecond", "microseconds");
+unit("time", 1, "ms", "msec", "millisecond", "milliseconds");
+unit("time", 1000, "s", "sec", "secs", "second", "seconds");
+unit("time", 60_000, "min", "mins", "minute", "minutes");
+unit("time", 3_600_000, "h", "hr", "hrs", "hour", "hours");
+unit("time", 86_400_000, "d", "day", "days");
+unit("time", 7 * 86_400_000, "w", "wk", "week", "weeks");
+unit("time", 30 * 86_400_000, "month", "months");
+unit("time", 365 * 86_400_000, "y", "yr", "year", "years");
+unit("bytes", 1, "b", "byte", "bytes");
+unit("bytes", 1e3, "kb", "kilobyte", "kilobytes");
+unit("bytes", 1024, "kib");
+unit("bytes", 1e6, "mb", "megabyte", "megabytes");
+unit("bytes", 1024 ** 2, "mib");
+unit("bytes", 1e9, "gb", "gigabyte", "gigabytes");
+unit("bytes", 1024 ** 3, "gib");
+unit("bytes", 1e12, "tb", "terabyte", "terabytes");
+unit("bytes", 1024 ** 4, "tib");
+unit("percent", 1, "%", "percent", "pct");
+unit("ratio", 1, "x");
+/** Count nouns: "3 retries" is a quantity of retries (singular and plural are one unit). */
+const COUNT_NOUNS = [
+    "request",
+    "req",
+    "rps",
+    "qps",
+    "retry",
+    "retries",
+    "attempt",
+    "time",
+    "times",
+    "node",
+    "replica",
+    "pod",
+    "instance",
+    "user",
+    "connection",
+    "item",
+    "record",
+    "row",
+    "entry",
+    "entries",
+    "event",
+    "message",
+    "character",
+    "char",
+    "file",
+    "page",
+    "result",
+    "call",
+    "job",
+    "task",
+    "worker",
+    "thread",
+    "partition",
+    "shard",
+    "member",
+    "seat",
+    "key",
+    "token",
+    "object",
+    "field",
+    "tag",
+    "release",
+    "version",
+    "cluster",
+    "region",
+    "zone",
+    "copy",
+    "copies",
+    "backup",
+    "snapshot",
+    "line",
+    "word",
+    "step",
+    "hop",
+    "digit",
+];
+for (const n of COUNT_NOUNS) {
+    const singular = n.endsWith("ies") ? `${n.slice(0, -3)}y` : n;
+    unit(`count:${singular}`, 1, n, `${n}s`);
+}
+/** Words before a bare number that make it a quantity ("at most 5", "under 200"). */
+const COMPARATORS = new Set([
+    "under",
+    "below",
+    "above",
+    "over",
+    "within",
+    "than",
+    "most",
+    "least",
+    "to",
+    "exceed",
+    "exceeds",
+    "maximum",
+    "minimum",
+    "max",
+    "min",
+    "of",
+    "every",
+    "after",
+    "for",
+    "limit",
+    "≤",
+    "≥",
+    "<",
+    ">",
+    "<=",
+    ">=",
+]);
+/** Words left out of a key: they change no meaning between two phrasings of one requirement. */
+const STOP = new Set(["a", "an", "the", "be", "is", "are", "been", "being", "it", "its"]);
+const RFC_WORDS = /\b(?:MUST|SHALL|SHOULD|REQUIRED|RECOMMENDED|MAY)\b/;
+const MODAL = /\b(?:must|shall|should|required|will|needs? to|has to|have to)\b/i;
+/** A sentence that describes the past, an example or a comparison, not a requirement. */
+const NOT_A_REQUIREMENT = /\b(?:e\.g\.|for example|for instance|example|currently|today|previously|used to|was|were|would|could|might|instead of|rather than|compared (?:to|with)|versus|vs\.?|benchmark\w*|measured|observed|historically|at the moment|as of)\b/i;
+/** Phrasings of one bound, as one token: "at most 25 MB" and "up to 50 MB" bound one limit. */
+const BOUNDS = [
+    [
+        /\b(?:at most|up to|no more than|not more than|maximum of|maximum|max|no longer than|no larger than|not exceed|<=)(?= )/g,
+        "≤",
+    ],
+    [/\b(?:at least|no less than|not less than|no fewer than|minimum of|minimum|min|>=)(?= )/g, "≥"],
+    [/\b(?:under|below|less than|fewer than|shorter than|smaller than)(?= )/g, "<"],
+    [/\b(?:over|above|more than|greater than|longer than|larger than|exceeds?)(?= )/g, ">"],
+];
+function sameBounds(key) {
+    let k = key;
+    for (const [re, by] of BOUNDS)
+        k = k.replace(re, by);
+    return k;
+}
+/** Word tokens of a sentence, with code spans as one token each and link targets, HTML and emphasis left out. */
+function tokens(text, from, to) {
+    const out = [];
+    const re = /(`+)([\s\S]*?)\1|\]\([^)\s]*\)|<[^>\n]*>|\d[\d,]*(?:\.\d+)?|[\p{L}\p{N}][\p{L}\p{N}_'’./-]*[\p{L}\p{N}]|[\p{L}\p{N}]|%|[≤≥]|<=|>=/gu;
+    re.lastIndex = from;
+    for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
+        const s = m[0];
+        if (s.startsWith("](") || (s.startsWith("<") && s.length > 2 && s !== "<="))
+            continue;
+        if (m.index + s.length > to)
+            break;
+        out.push({ text: m[1] ? `\`${m[2].trim()}\`` : s, start: m.index, end: m.index + s.length });
+    }
+    return out;
+}
+const NUMBER = /^\d[\d,]*(?:\.\d+)?$/;
+const TRACE_ID = /^[A-Z][A-Z0-9]{0,9}-[\p{L}\p{N}_]+$/u;
+/** The claim a sentence makes, or undefined when it makes none this check can compare. */
+function claimOf(text, start, end, section) {
+    const sentence = text.slice(start, end);
+    if (NOT_A_REQUIREMENT.test(sentence))
+        return undefined;
+    const toks = tokens(text, start, end);
+    const parts = [];
+    const quantities = [];
+    for (let i = 0; i < toks.length; i++) {
+        const t = toks[i];
+        if (TRACE_ID.test(t.text) && /\d/.test(t.text))
+            continue;
+        if (NUMBER.test(t.text)) {
+            const value = Number(t.text.replace(/,/g, ""));
+            const next = toks[i + 1];
+            // A unit glued to the number ("200ms") is one token and not NUMBER; split it here.
+            const unitOf = next && next.start - t.end <= 1 ? UNITS[next.text.toLowerCase()] : undefined;
+            const prev = parts[parts.length - 1];
+            const attachedToName = i > 0 && toks[i - 1].end === t.start; // p99, v2, HTTP/2
+            if (unitOf && Number.isFinite(value)) {
+                quantities.push({ value: value * unitOf[1], dim: unitOf[0], start: t.start, end: next.end });
+                parts.push(`#${unitOf[0]}`);
+                i++;
                 continue;
-            if (ignore.some((p) => matchesHeadingPattern(section, p)))
+            }
+            if (!attachedToName && prev !== undefined && COMPARATORS.has(prev) && Number.isFinite(value)) {
+                quantities.push({ value, dim: "number", start: t.start, end: t.end });
+                parts.push("#number");
                 continue;
-            const c = sectionContent(doc, section, params.min_words, true);
-            if (c.hasContent)
-                continue;
-            const [s, e] = headingRange(doc, section);
-            findings.push(ctx.finding({
-                charStart: s,
-                charEnd: e,
-                detail: c.rawWords === 0
-                    ? "is empty"
-                    : `has only ${c.rawWords} word${c.rawWords === 1 ? "" : "s"} and no content yet`,
-                vars: { section: section.title },
-            }));
+            }
+            parts.push(t.text);
+            continue;
         }
-        return findings;
-    },
-});
+        const glued = /^(\d[\d,]*(?:\.\d+)?)([a-zA-Zµ%]+)$/.exec(t.text);
+        const gluedUnit = glued ? UNITS[glued[2].toLowerCase()] : undefined;
+        if (glued && gluedUnit) {
+            quantities.push({
+                value: Number(glued[1].replace(/,/g, "")) * gluedUnit[1],
+                dim: gluedUnit[0],
+                start: t.start,
+                end: t.end,
+            });
+            parts.push(`#${gluedUnit[0]}`);
+            continue;
+        }
+        const word = t.text.toLowerCase().replace(/[’']s$/, "");
+        if (!STOP.has(word))
+            parts.push(word);
+    }
+    if (parts.length < 3)
+        return undefined;
+    const key = sameBounds(parts.join(" "));
+    const claim = {
+        key,
+        actionKey: key
+            .split(" ")
+            .filter((p) => p !== "not")
+            .join(" "),
+        quantities,
+        start,
+        end,
+        section,
+    };
+    const rfc = /\b(MUST|SHALL|SHOULD)( NOT)?\b/.exec(sentence);
+    if (rfc)
+        claim.negated = rfc[2] !== undefined;
+    return claim;
+}
+/** Sentence ranges of a block's source: split after ".", "!" or "?" before a space, not after "e.g.", "i.e." or a number's point. */
+function sentences(text, from, to) {
+    const out = [];
+    let s = from;
+    const re = /[.!?](?=\s)/g;
+    re.lastIndex = from;
+    for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
+        if (/\b(?:e\.g|i\.e|etc|vs|approx|incl|cf)$/i.test(text.slice(Math.max(s, m.index - 6), m.index)))
+            continue;
+        out.push([s, m.index + 1]);
+        s = m.index + 1;
+    }
+    if (s < to)
+        out.push([s, to]);
+    return out
+        .map(([a, b]) => {
+        const lead = /^(?:\s|[-*+>|](?=\s)|\d+[.)](?=\s))*/.exec(text.slice(a, b))[0].length;
+        a += lead;
+        while (b > a && /[\s|]/.test(text[b - 1]))
+            b--;
+        return [a, b];
+    })
+        .filter(([a, b]) => b > a);
+}
+/**
+ * The claims of the requirement sentences of a doc: sentences with a modal word (must,
+ * shall, should, will, required), or any sentence in `requirementScope`, in paragraphs,
+ * list items and table rows of the sections `inScope` accepts. Quotes (`>`), code and HTML
+ * are not read; nor are sentences about the past, examples or comparisons.
+ */
+function claimsOf(doc, inScope, requirementScope) {
+    const text = doc.text;
+    const out = [];
+    const take = (s, e, section) => {
+        for (const [a, b] of sentences(text, s, e)) {
+            const sentence = text.slice(a, b);
+            if (!/\d/.test(sentence) && !RFC_WORDS.test(sentence))
+                continue;
+            if (!requirementScope.has(section) && !MODAL.test(sentence))
+                continue;
+            const c = claimOf(text, a, b, section);
+            if (c)
+                out.push(c);
+        }
+    };
+    for (const b of doc.blocks) {
+        if (!inScope(b.section))
+            continue;
+        if (b.kind === "paragraph") {
+            const lineStart = text.lastIndexOf("\n", b.charStart - 1) + 1;
+            if (/^\s*>/.test(text.slice(lineStart, b.charStart + 1)))
+                continue;
+            take(b.charStart, b.charEnd, b.section);
+        }
+        else if (b.kind === "table" && b.rowRanges) {
+            for (const r of b.rowRanges.slice(1))
+                take(r.charStart, r.charEnd, b.section);
+        }
+    }
+    return out;
+}
 
 ;// CONCATENATED MODULE: ./core/lint/checks/forbidden-pattern.ts
 /** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
@@ -66805,6 +67052,156 @@ const forbiddenPattern = defineCheck({
                 if (findings.length >= params.max_per_doc)
                     return findings;
             }
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/contradiction.ts
+/**
+ * contradiction: two requirement sentences that say the same thing with different
+ * numbers ("p99 latency MUST be under 200 ms" and, later, "... under 500 ms"; "retain
+ * logs for 30 days" and "for 90 days"), or one says MUST and the other MUST NOT of the
+ * same action. Deterministic: sentences are compared by what they say with their
+ * quantities taken out (core/lint/claims.ts), units converted (0.5 s is 500 ms).
+ *
+ * Precision before recall: only sentences that match word for word (articles aside)
+ * are compared, examples and sentences about the past are not read, and sentences in
+ * sibling subsections of one section (per stage, per tier, per environment: "### Beta",
+ * "### GA") are parallel cases, not contradictions. One trace ID defined twice is the
+ * trace-id check's business.
+ */
+
+
+
+
+
+/** Sections that describe what was not chosen, the past or examples: not requirements. */
+const NOT_REQUIREMENTS = [
+    "Alternatives*",
+    "Considered options|Options considered|Options|Pros and cons*|Rejected*",
+    "Drawbacks|Prior art|Rationale and alternatives",
+    "Unresolved questions|Open questions|Open issues|Future*",
+    "Example*|Appendix*|History|Changelog|Version history|Implementation history|Glossary|References",
+    "Current state|Status quo|Benchmarks|Results",
+];
+const contradiction_options = strictObject({
+    sections: array(schemas_string().min(1))
+        .default([])
+        .describe("Heading patterns of the sections where requirements live: every sentence there with a number is compared; elsewhere only sentences with must, shall, should, will or required"),
+    exclude_sections: array(schemas_string().min(1))
+        .default(NOT_REQUIREMENTS)
+        .describe("Heading patterns of sections not read (alternatives, history, examples, open questions)"),
+});
+function shown(text, c) {
+    return c.quantities.map((q) => text.slice(q.start, q.end)).join(", ");
+}
+/** Are two claims in parallel cases: different subsections of one section below the title? */
+function parallel(doc, a, b) {
+    if (a === b)
+        return false;
+    const ancestors = new Set();
+    for (let s = a; s >= 0; s = doc.sections[s].parent)
+        ancestors.add(s);
+    let common = b;
+    while (common >= 0 && !ancestors.has(common))
+        common = doc.sections[common].parent;
+    // A common ancestor at ## or deeper: the two are cases of one topic (Alpha/Beta, Free/Pro).
+    return common >= 0 && doc.sections[common].level >= 2;
+}
+function differ(a, b) {
+    if (a.quantities.length !== b.quantities.length)
+        return false;
+    return a.quantities.some((q, i) => {
+        const r = b.quantities[i];
+        return (q.dim === r.dim && Math.abs(q.value - r.value) > 1e-9 * Math.max(Math.abs(q.value), Math.abs(r.value)));
+    });
+}
+const contradiction = defineCheck({
+    kind: "contradiction",
+    description: "Two requirement sentences say the same thing with different numbers or units, or MUST and MUST NOT of the same action",
+    options: contradiction_options,
+    defaultMessage: "Contradiction: {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const scope = searchScope(doc, ["*"], params.exclude_sections);
+        const requirements = params.sections.length > 0 ? sectionScope(doc, params.sections) : new Set();
+        const claims = claimsOf(doc, (s) => scope[s] === true, requirements);
+        const findings = [];
+        const byKey = new Map();
+        const byAction = new Map();
+        for (const c of claims) {
+            const line = (x) => doc.index.lineOfChar(x.start) + 1;
+            if (c.quantities.length > 0) {
+                const earlier = (byKey.get(c.key) ?? []).find((e) => !parallel(doc, e.section, c.section) && differ(e, c));
+                if (earlier) {
+                    const first = c.quantities[0];
+                    findings.push(ctx.finding({
+                        charStart: first.start,
+                        charEnd: c.quantities[c.quantities.length - 1].end,
+                        detail: `'${shown(doc.text, c)}' here, but '${shown(doc.text, earlier)}' at line ${line(earlier)} for the same requirement: say which one holds`,
+                        vars: { line: String(line(earlier)) },
+                    }));
+                }
+                byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+            }
+            if (c.negated !== undefined) {
+                const opposed = (byAction.get(c.actionKey) ?? []).find((e) => e.negated !== c.negated && !parallel(doc, e.section, c.section));
+                if (opposed) {
+                    findings.push(ctx.finding({
+                        charStart: c.start,
+                        charEnd: c.end,
+                        detail: `${c.negated ? "NOT" : "required"} here, but ${opposed.negated ? "NOT" : "required"} at line ${line(opposed)} for the same action: say which one holds`,
+                        vars: { line: String(line(opposed)) },
+                    }));
+                }
+                byAction.set(c.actionKey, [...(byAction.get(c.actionKey) ?? []), c]);
+            }
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/empty-section.ts
+/** empty-section: a heading with nothing under it (no content and no subsections). */
+
+
+
+const empty_section_options = strictObject({
+    min_words: schemas_number()
+        .int()
+        .min(1)
+        .default(1)
+        .describe("Words of prose a section without subsections needs; a list, table or code block always counts"),
+    ignore: array(schemas_string().min(1)).default([]).describe("Heading patterns of sections allowed to be empty"),
+});
+const emptySection = defineCheck({
+    kind: "empty-section",
+    description: "A section without subsections holds content (HTML comments and placeholders such as TBD do not count)",
+    options: empty_section_options,
+    defaultMessage: "Section '{section}' {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const ignore = params.ignore.map(parseHeadingPattern);
+        const hasChild = new Set(doc.sections.map((s) => s.parent));
+        const findings = [];
+        for (const section of doc.sections) {
+            if (section.level === 0 || hasChild.has(section.index))
+                continue;
+            if (ignore.some((p) => matchesHeadingPattern(section, p)))
+                continue;
+            const c = sectionContent(doc, section, params.min_words, true);
+            if (c.hasContent)
+                continue;
+            const [s, e] = headingRange(doc, section);
+            findings.push(ctx.finding({
+                charStart: s,
+                charEnd: e,
+                detail: c.rawWords === 0
+                    ? "is empty"
+                    : `has only ${c.rawWords} word${c.rawWords === 1 ? "" : "s"} and no content yet`,
+                vars: { section: section.title },
+            }));
         }
         return findings;
     },
@@ -67182,6 +67579,27 @@ function inBody(doc, names) {
     }
     return undefined;
 }
+const siblingCache = new WeakMap();
+/** A sibling metadata file's data, parsed once per doc (a profile asks it for several keys); undefined when it is not YAML. */
+function siblingData(doc, path, text) {
+    let perDoc = siblingCache.get(doc);
+    if (!perDoc) {
+        perDoc = new Map();
+        siblingCache.set(doc, perDoc);
+    }
+    const cached = perDoc.get(path);
+    if (cached?.text === text)
+        return cached.data;
+    let data;
+    try {
+        data = (0,dist/* parse */.qg)(text, { maxAliasCount: 100 });
+    }
+    catch {
+        data = undefined;
+    }
+    perDoc.set(path, { text, data });
+    return data;
+}
 function inFiles(ctx, names) {
     for (const f of ctx.params.files) {
         const path = resolveInBundle(ctx.file, f);
@@ -67190,13 +67608,7 @@ function inFiles(ctx, names) {
         const text = ctx.readFile(path);
         if (text === undefined)
             continue;
-        let data;
-        try {
-            data = (0,dist/* parse */.qg)(text, { maxAliasCount: 100 });
-        }
-        catch {
-            continue;
-        }
+        const data = siblingData(ctx.doc, path, text);
         if (data === null || typeof data !== "object" || Array.isArray(data))
             continue;
         const v = lookUp(data, names);
@@ -67685,6 +68097,7 @@ const traceId = defineCheck({
 
 
 
+
 const CHECK_KINDS = [
     requiredSection,
     sectionOrder,
@@ -67695,6 +68108,7 @@ const CHECK_KINDS = [
     traceId,
     rfc2119,
     measurable,
+    contradiction,
     linksResolve,
     assumptions,
     codeExample,
