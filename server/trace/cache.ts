@@ -15,11 +15,13 @@ interface Entry {
   detailProfile?: Profile | undefined;
 }
 
-/** Versions kept; the oldest read goes first past this. */
+/** Versions kept, and their text in all (characters); the least recently read goes first past either. */
 const MAX_ENTRIES = 20_000;
+const MAX_CHARS = 32 * 1024 * 1024;
 
 export class TraceCache {
   private readonly entries = new Map<string, Entry>();
+  private chars = 0;
 
   constructor(private readonly store: BundleStore) {}
 
@@ -36,7 +38,13 @@ export class TraceCache {
     const text = decodeText(bytes).text;
     e = { text, links: docLinks(text) };
     this.entries.set(key, e);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.chars += text.length;
+    // The entry just read stays, however large: it is what the caller needs now.
+    while ((this.entries.size > MAX_ENTRIES || this.chars > MAX_CHARS) && this.entries.size > 1) {
+      const [oldest, old] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      this.chars -= old.text.length;
+    }
     return e;
   }
 
