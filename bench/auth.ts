@@ -13,9 +13,9 @@
  *
  * Options: --seconds N (10 per load), --connections N (10), --sign-ins N (10).
  */
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -51,7 +51,29 @@ async function listen(services: Services): Promise<{ url: string; close: () => P
 }
 
 async function graph(mode: "local" | "hosted", folder: string): Promise<Services> {
-  return createServices({ mode, folder, database: "memory://", secretKey: new Uint8Array(32).fill(7) });
+  const services = await createServices({
+    mode,
+    ...(mode === "local" ? { folder } : {}),
+    database: "memory://",
+    secretKey: new Uint8Array(32).fill(7),
+  });
+  if (mode === "hosted") {
+    // The same bundles, held in the database: each top-level folder of the demo added as it is.
+    for (const name of readdirSync(folder)) {
+      if (name.startsWith(".") || !statSync(join(folder, name)).isDirectory()) continue;
+      const files = new Map<string, Uint8Array>();
+      for (const rel of readdirSync(join(folder, name), { recursive: true, encoding: "utf8" })) {
+        const path = join(folder, name, rel);
+        if (statSync(path).isFile()) files.set(rel.split(sep).join("/"), readFileSync(path));
+      }
+      // A folder with no spec doc (notes) is skipped in local mode too.
+      await services.store.addFolder(name, files, { author: "bench" }).catch((err: unknown) => {
+        if ((err as { code?: string }).code !== "no_spec_doc") throw err;
+      });
+    }
+    await services.runs.idle();
+  }
+  return services;
 }
 
 function row(name: string, f: LoadFigures, base?: LoadFigures): string {
