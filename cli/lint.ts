@@ -4,11 +4,11 @@
  * level, 1 when not (or a folder is not a valid bundle), 2 on usage errors.
  * See docs/lint-cli.md.
  */
-import { parseArgs } from "node:util";
 import type { DocReport, LintReport } from "../node/lint.js";
 import type { ProfileLayer } from "../node/profiles.js";
 import type { Profile } from "../core/profile/schema.js";
 import { adoptionNote } from "../core/lint/adopt.js";
+import { commandArgs, usageError } from "./args.js";
 
 export const LINT_USAGE = `spec-review lint [paths...] [options]
 
@@ -34,42 +34,28 @@ doc under the paths.
 const FORMATS = ["text", "json", "sarif"] as const;
 type Format = (typeof FORMATS)[number];
 
-function usageError(message: string): number {
-  process.stderr.write(`spec-review lint: ${message} (try --help)\n`);
-  return 2;
-}
-
 export async function lintCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: "string", short: "f" },
-        profiles: { type: "string", short: "p", multiple: true },
-        workers: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return usageError((message.split(/\.\s/)[0] ?? message).trim());
-  }
+  const parsed = commandArgs(
+    "lint",
+    argv,
+    {
+      format: { type: "string", short: "f" },
+      profiles: { type: "string", short: "p", multiple: true },
+      help: { type: "boolean", short: "h" },
+      workers: { type: "string" },
+    },
+    LINT_USAGE,
+  );
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(LINT_USAGE);
-    return 0;
-  }
   const format = (values.format ?? "text") as Format;
   if (!FORMATS.includes(format))
-    return usageError(`--format must be one of ${FORMATS.join(", ")}, not '${values.format}'`);
+    return usageError("lint", `--format must be one of ${FORMATS.join(", ")}, not '${values.format}'`);
   let workers: number | undefined;
   if (values.workers !== undefined) {
     workers = Number(values.workers);
     if (!Number.isInteger(workers) || workers < 0)
-      return usageError(`--workers must be a whole number, not '${values.workers}'`);
+      return usageError("lint", `--workers must be a whole number, not '${values.workers}'`);
   }
   const paths = positionals.length > 0 ? positionals : ["."];
 
@@ -78,7 +64,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
   try {
     report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers });
   } catch (err) {
-    if (err instanceof LintUsageError) return usageError(err.message);
+    if (err instanceof LintUsageError) return usageError("lint", err.message);
     throw err;
   }
   // A mistyped path in CI must not pass as "nothing to lint".

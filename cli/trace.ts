@@ -6,8 +6,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { FolderTrace } from "../node/trace.js";
+import { commandArgs, usageError } from "./args.js";
 
 export const TRACE_USAGE = `spec-review trace [paths...] [options]
 
@@ -23,11 +23,6 @@ Options:
 
 Exit status: 0 fine, 1 a broken link (or a gap with --strict), 2 usage error.
 `;
-
-function usageError(message: string): number {
-  process.stderr.write(`spec-review trace: ${message} (try --help)\n`);
-  return 2;
-}
 
 const MARK: Record<string, string> = { covered: "covered", referenced: "named", missing: "-" };
 
@@ -60,41 +55,32 @@ export function traceText(folder: string, t: FolderTrace): string {
 }
 
 export async function traceCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: "string", short: "f" },
-        profiles: { type: "string", short: "p", multiple: true },
-        strict: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return usageError((message.split(/\.\s/)[0] ?? message).trim());
-  }
+  const parsed = commandArgs(
+    "trace",
+    argv,
+    {
+      format: { type: "string", short: "f" },
+      profiles: { type: "string", short: "p", multiple: true },
+      help: { type: "boolean", short: "h" },
+      strict: { type: "boolean" },
+    },
+    TRACE_USAGE,
+  );
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(TRACE_USAGE);
-    return 0;
-  }
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json")
-    return usageError(`--format must be text or json, not '${format}'`);
+    return usageError("trace", `--format must be text or json, not '${format}'`);
   const paths = positionals.length > 0 ? positionals : ["."];
   for (const p of paths)
-    if (!existsSync(p) || !statSync(p).isDirectory()) return usageError(`not a folder: ${p}`);
+    if (!existsSync(p) || !statSync(p).isDirectory()) return usageError("trace", `not a folder: ${p}`);
   const { profileLayers, loadLayers, LintUsageError } = await import("./lint-fs.js");
   const { traceFolder } = await import("../node/trace.js");
   let profiles;
   try {
     profiles = loadLayers(profileLayers(process.cwd(), values.profiles ?? []), process.cwd()).profiles;
   } catch (err) {
-    if (err instanceof LintUsageError) return usageError(err.message);
+    if (err instanceof LintUsageError) return usageError("trace", err.message);
     throw err;
   }
   const folders = paths.map((p) => ({ path: p, ...traceFolder(resolve(p), profiles) }));

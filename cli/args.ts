@@ -1,0 +1,37 @@
+/**
+ * The arguments of a subcommand: parsed strictly, `--help` printed, and a bad argument
+ * answered on stderr with exit code 2 (the code a usage error has in every command).
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** Writes `spec-review <command>: <message> (try --help)` to stderr; answers exit code 2. */
+export function usageError(command: string, message: string): number {
+  process.stderr.write(`spec-review ${command}: ${message} (try --help)\n`);
+  return 2;
+}
+
+/**
+ * Parses `argv` with `options` (which include `help`); answers the parsed values, or the
+ * exit code when there is nothing more to do (0 after printing `usage`, 2 on a bad argument).
+ */
+export function commandArgs<const O extends ParseArgsOptionsConfig>(
+  command: string,
+  argv: string[],
+  options: O,
+  usage: string,
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return usageError(command, (message.split(/\.\s/)[0] ?? message).trim());
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  return parsed;
+}
