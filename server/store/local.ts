@@ -17,6 +17,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { folderOf, isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
+import { checkRename, renameChanges } from "./rename.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
@@ -470,25 +471,14 @@ export class LocalStore implements BundleStore {
     const src = safeRelativePath(from, "from");
     const dst = safeRelativePath(to, "to");
     return this.onBase(state, base, async () => {
-      if (!state.files.has(src)) throw new ApiError("file_not_found", `${src} is not in the current version`);
-      if (state.files.has(dst) && dst !== src)
-        throw new ApiError("file_exists", `${dst} already exists; delete it first`);
-      const mainMoves = src === state.docPath;
-      if (mainMoves && (dst.includes("/") || !isMarkdownPath(dst)))
-        throw new ApiError(
-          "main_doc_required",
-          "the spec doc must stay a markdown file at the top of its bundle",
-        );
+      const { mainMoves } = checkRename(state.files, state.docPath, src, dst);
       if (src === dst) return { version: await this.resolveVersion(state.id), changed: false };
       const bytes = await readFile(join(this.bundleDir(state), src)).catch(
         async () => (await this.versionRepo.fileBytes(state.headId!, src)).bytes,
       );
       return this.apply(
         state,
-        [
-          { path: dst, bytes },
-          { path: src, bytes: null },
-        ],
+        renameChanges(src, dst, bytes),
         author,
         `Rename ${src} to ${dst}`,
         mainMoves ? dst : undefined,

@@ -13,7 +13,7 @@
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { isMarkdownPath } from "../../../core/bundle/discover.js";
+import { checkRename, renameChanges } from "../rename.js";
 import type { DiscoveryProblem } from "../../../core/bundle/discover.js";
 import type { Db } from "../../db/index.js";
 import { bundles, docs } from "../../db/schema.js";
@@ -335,23 +335,12 @@ export class DbStore implements BundleStore {
     const src = safeRelativePath(from, "from");
     const dst = safeRelativePath(to, "to");
     const head = await this.headOn(docId, base);
-    if (!head.files.has(src)) throw new ApiError("file_not_found", `${src} is not in the current version`);
-    if (head.files.has(dst) && dst !== src)
-      throw new ApiError("file_exists", `${dst} already exists; delete it first`);
-    const mainMoves = src === head.docPath;
-    if (mainMoves && (dst.includes("/") || !isMarkdownPath(dst)))
-      throw new ApiError(
-        "main_doc_required",
-        "the spec doc must stay a markdown file at the top of its bundle",
-      );
+    const { mainMoves } = checkRename(head.files, head.docPath, src, dst);
     if (src === dst) return { version: await this.versionRepo.head(head.bundleId), changed: false };
     const { bytes } = await this.versionRepo.fileBytes(head.headId, src);
     return this.apply(
       head,
-      [
-        { path: dst, bytes },
-        { path: src, bytes: null },
-      ],
+      renameChanges(src, dst, bytes),
       author,
       `Rename ${src} to ${dst}`,
       mainMoves ? dst : undefined,
