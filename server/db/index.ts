@@ -2,11 +2,13 @@
  * Opening the database: embedded PGlite (a data directory, or in memory for tests)
  * or a Postgres server from a URL. Migrations run on open.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { PGlite as PGliteClass } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema.js";
 import { packageRoot } from "../paths.js";
+import { cacheDir, findTemplate, saveTemplate, templateKey } from "./pglite-template.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -41,16 +43,64 @@ export async function openDatabase(url: string): Promise<Database> {
   const options = {
     postgresqlconf: "shared_buffers = 16MB\nwork_mem = 2MB\nmaintenance_work_mem = 16MB\ntemp_buffers = 2MB",
   };
-  if (url !== "memory://" && !existsSync(join(url, "PG_VERSION"))) {
-    // A new data dir is made by initdb, whose memory (about 0.4 GB) stays with that
-    // instance: close it and open the dir again, so the server does not keep it at idle.
-    const first = new PGlite(url, options);
-    await first.waitReady;
-    await first.close();
+  const memory = url === "memory://";
+  const fresh = memory || !existsSync(join(url, "PG_VERSION"));
+  const key = fresh ? templateKey(migrationsFolder(), options) : undefined;
+  const template = key ? findTemplate(key) : undefined;
+  const loaded = template && (await fromTemplate(PGlite, memory ? undefined : url, options, template.blob));
+  // A template that does not load is dropped (and made again below).
+  if (template && !loaded) dropTemplate(template.path);
+  let client = loaded;
+  if (!client) {
+    if (!memory && fresh) {
+      // A new data dir is made by initdb, whose memory (about 0.4 GB) stays with that
+      // instance: close it and open the dir again, so the server does not keep it at idle.
+      const first = new PGlite(url, options);
+      await first.waitReady;
+      await first.close();
+    }
+    client = memory ? new PGlite(options) : new PGlite(url, options);
+    await client.waitReady;
   }
-  const client = url === "memory://" ? new PGlite(options) : new PGlite(url, options);
-  await client.waitReady;
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: migrationsFolder() });
+  // Made the slow way: keep a template of the empty, migrated database for next time.
+  if (key && !loaded) await keepTemplate(client, key);
   return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+}
+
+/** Opens a new database from a template; undefined (and nothing left behind) when it does not load. */
+async function fromTemplate(
+  PGlite: typeof PGliteClass,
+  dir: string | undefined,
+  options: object,
+  template: Blob,
+): Promise<PGliteClass | undefined> {
+  try {
+    const client = dir
+      ? new PGlite(dir, { ...options, loadDataDir: template })
+      : new PGlite({ ...options, loadDataDir: template });
+    await client.waitReady;
+    return client;
+  } catch {
+    if (dir) for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
+    return undefined;
+  }
+}
+
+function dropTemplate(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // a read-only package: the template is only skipped
+  }
+}
+
+async function keepTemplate(client: PGliteClass, key: string): Promise<void> {
+  try {
+    const tarball = await client.dumpDataDir("gzip");
+    saveTemplate(cacheDir(), key, new Uint8Array(await tarball.arrayBuffer()));
+  } catch {
+    // only a start-up speed-up: the database itself is fine
+  }
 }

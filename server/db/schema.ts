@@ -620,3 +620,34 @@ export const linkChecks = pgTable(
     index("link_checks_bundle").on(t.bundleId, t.checkedAt),
   ],
 );
+
+// ---- collaboration seam: the inbox (server/inbox/items.ts) ----
+
+/**
+ * One thing waiting for one person: a review request, a mention, a waiver to decide, an
+ * AI answer in their thread, a rejected waiver, a blocked handoff. Written by the feature
+ * that causes it (`addInboxItems`), read by `GET /inbox`.
+ */
+export const inboxItems = pgTable(
+  "inbox_items",
+  {
+    id: uuid("id").primaryKey(),
+    /** The recipient's actor id (`admin` in local mode, a user id in hosted mode). */
+    userId: text("user_id").notNull(),
+    /** `review_request`, `mention`, `waiver_to_decide`, `ai_answer`, `waiver_rejected`, `handoff_blocked`, ... */
+    kind: text("kind").notNull(),
+    bundleId: uuid("bundle_id").references(() => bundles.id, { onDelete: "cascade" }),
+    docId: uuid("doc_id"),
+    threadId: uuid("thread_id"),
+    messageId: uuid("message_id"),
+    waiverId: uuid("waiver_id"),
+    runId: uuid("run_id"),
+    /** Who caused it (actor id), when a person or the AI did. */
+    actorId: text("actor_id"),
+    /** One sentence for the list, in words. */
+    summary: text("summary").notNull(),
+    createdAt: ts("created_at").notNull(),
+    readAt: ts("read_at"),
+  },
+  (t) => [index("inbox_items_user").on(t.userId, t.createdAt)],
+);
