@@ -572,6 +572,25 @@ export const runUpstream = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.bundleId] }), index("run_upstream_bundle").on(t.bundleId)],
 );
 
+/**
+ * Links a person confirmed that the service holds rather than the doc (contract 2.8,
+ * origin `adopted`): import's `links` part. Taking one out changes no file.
+ */
+export const heldLinks = pgTable(
+  "held_links",
+  {
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    /** A bundle slug or a URL, as `core/trace/links.ts` normalises them. */
+    target: text("target").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bundleId, t.kind, t.target] })],
+);
+
 // ---- branch mcp: MCP connections and external link checks (server/mcp) ----
 
 /**
