@@ -18,6 +18,8 @@ import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
 import { loadReviewBundle } from "./bundle.js";
 import { openRunTools } from "../mcp/run-tools.js";
+import { parseFrontmatter } from "../../core/markdown/frontmatter.js";
+import { externalTargets } from "../../core/trace/links.js";
 import { saveLinkChecks } from "../mcp/link-checks.js";
 import { ReviewBase, ROLES, profileBrief, mergeFindings, errorText, reviewRoles, round } from "./common.js";
 import { findingApi, type RunFinding } from "../findings.js";
@@ -89,6 +91,9 @@ export class RunExecution extends ReviewBase {
       profile: profileBrief(this.deps.profiles.get(d.profileKey), d.profileKey),
       models: { reviewer: reviewer?.model ?? "", reader: reader?.model ?? "", judge: judge?.model ?? "" },
       cache: new DbStepCache(this.db, this.deps.clock),
+      externalUrls: externalTargets(
+        parseFrontmatter(bundle.files.find((f) => f.path === bundle.mainPath)?.text ?? "").data,
+      ).map((t) => t.url),
     });
     const priced = roles.every((r) => r?.priceInPerMTok !== undefined && r.priceOutPerMTok !== undefined);
     let cost = 0;
