@@ -1,0 +1,270 @@
+/**
+ * `spec-review mcp` as a real process, driven over stdio by the SDK's client: on a folder
+ * (the service inside the process), and with --url on a real listening service (hosted,
+ * with and without an API token); the build packet's files as resources; usage errors.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { packageRoot } from "../../../node/package.js";
+import { BuildPacketSchema } from "../../../server/schemas/handoffs.js";
+import { json } from "../../helpers/app.js";
+import { Hosted } from "../auth/helpers.js";
+import { call, listen, ok, problemOf, stdioClient, textOf } from "./helpers.js";
+
+// A process that starts tsx, opens PGlite and migrates takes a while on a busy machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+
+const DEMO = resolve(import.meta.dirname, "../../../fixtures/demo");
+const MAIN = join(packageRoot(), "cli", "main.ts");
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+async function spawnMcp(args: string[], env: Record<string, string> = {}) {
+  const started = await stdioClient(args, env);
+  cleanups.push(() => started.client.close());
+  return started;
+}
+
+interface BundleView {
+  slug: string;
+  state: string;
+  docs: Array<{ id: string; path: string; verdict: { result: string; must: number } | null }>;
+}
+
+describe("spec-review mcp over stdio", () => {
+  it("serves a folder: bundles and verdicts, findings, files, and the 501 of what is not built", async () => {
+    const folder = tempDir("sr-mcp-stdio-");
+    cpSync(DEMO, folder, { recursive: true, filter: (src) => !src.includes(".spec-review") });
+    const { client, stderr } = await spawnMcp([folder]);
+    expect(client.getServerVersion()?.name).toBe("spec-review");
+    expect(client.getInstructions()).toMatch(/list_bundles/);
+
+    const { bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles"));
+    expect(bundles.map((b) => b.slug)).toEqual([
+      "checkout",
+      "checkout/api",
+      "checkout/design",
+      "decisions/0001-use-postgres",
+      "saved-searches",
+    ]);
+    // Every doc was linted on start: each has a verdict, and the bundle state follows from them.
+    for (const b of bundles) {
+      for (const d of b.docs) expect(d.verdict, `${b.slug}/${d.path}`).not.toBeNull();
+      const results = b.docs.map((d) => d.verdict!.result);
+      expect(b.state).toBe(results.includes("not_build_ready") ? "not_build_ready" : "build_ready");
+    }
+    const checkout = bundles.find((b) => b.slug === "checkout")!.docs[0]!;
+    const { findings } = ok<{ findings: Array<{ level: string; file: string }> }>(
+      await call(client, "get_findings", { doc_id: checkout.id, level: "MUST" }),
+    );
+    expect(findings).toHaveLength(checkout.verdict!.must);
+    expect(findings.every((f) => f.level === "MUST" && f.file === "prd.md")).toBe(true);
+
+    const prd = await client.readResource({ uri: `spec-review://docs/${checkout.id}/files/prd.md` });
+    expect((prd.contents[0] as { text: string }).text).toBe(
+      readFileSync(join(folder, "checkout", "prd.md"), "utf8"),
+    );
+
+    const handoff = await call(client, "take_handoff", { doc_id: checkout.id });
+    expect(problemOf(handoff)).toMatchObject({ status: 501, code: "not_implemented" });
+    expect(textOf(handoff)).toMatch(/^Not implemented yet: POST \/docs\/\{docId\}\/handoff/);
+    const verify = await call(client, "start_verification", { doc_id: checkout.id, path: folder });
+    expect(problemOf(verify)).toMatchObject({ status: 501, code: "not_implemented" });
+
+    const invalid = await call(client, "list_threads", { doc_id: 42 });
+    expect(textOf(invalid)).toMatch(/Input validation error.*doc_id/);
+
+    // stdout carries MCP only; the start line and logs go to stderr. The data folder is serve's.
+    expect(stderr()).toMatch(/spec-review mcp: serving .* over stdio/);
+    expect(readFileSync(join(folder, ".spec-review", "data", ".gitignore"), "utf8")).toBe("*\n");
+  });
+
+  it("--url: a hosted service through its API with SPEC_REVIEW_TOKEN; without a valid token, each tool says 401", async () => {
+    const h = await Hosted.open("pglite");
+    cleanups.push(() => h.t.close());
+    const ada = await h.signUp("member", "ada@example.com", "Ada");
+    const { token } = await json<{ token: string }>(
+      h.as(ada.cookie, "POST", "/me/tokens", { name: "agent" }),
+    );
+    const bearer = { authorization: `Bearer ${token}` };
+    const made = await h.t.req("POST", "/bundles", { profile: "rfc", name: "rfc-0042-streaming" }, bearer);
+    expect(made.status, await made.clone().text()).toBe(201);
+    const s = await listen(h.t.app);
+    cleanups.push(() => s.close());
+
+    const { client } = await spawnMcp(["--url", s.url], { SPEC_REVIEW_TOKEN: token });
+    const { bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles"));
+    expect(bundles.map((b) => b.slug)).toEqual(["rfc-0042-streaming"]);
+
+    const anonymous = await spawnMcp(["--url", `${s.url}/api/v1`]);
+    expect(problemOf(await call(anonymous.client, "list_bundles"))).toMatchObject({
+      status: 401,
+      code: "unauthenticated",
+    });
+    expect(anonymous.stderr()).toMatch(/refuses requests without a token: set SPEC_REVIEW_TOKEN/);
+
+    const wrong = await spawnMcp(["--url", s.url], { SPEC_REVIEW_TOKEN: "srt_made_up" });
+    expect(problemOf(await call(wrong.client, "list_bundles"))).toMatchObject({
+      status: 401,
+      code: "invalid_token",
+    });
+  });
+
+  it("--url: a service that is down answers each tool with why, and the server stays up", async () => {
+    const s = await listen({ fetch: () => new Response("") });
+    const url = s.url;
+    await s.close(); // nothing listens there now
+    const { client, stderr } = await spawnMcp(["--url", url]);
+    const result = await call(client, "list_bundles");
+    expect(problemOf(result)).toMatchObject({ code: "unavailable" });
+    expect(stderr()).toMatch(/cannot reach/);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(5);
+  });
+
+  describe("the build packet as resources", () => {
+    // The handoff operation is built on another branch. Until it is on main, this peer answers
+    // POST /docs/{docId}/handoff with a packet the contract's schema accepts, so what the MCP
+    // side does with a packet is tested end to end over stdio and HTTP.
+    const PACKET = BuildPacketSchema.parse({
+      handoff_id: "5f0c2a8e-1b7d-4c3e-9a6f-2d8e4b1c7a90",
+      slug: "checkout",
+      main_path: "prd.md",
+      files: [
+        {
+          path: "prd.md",
+          content:
+            "---\r\ntype: prd\r\n---\r\n\r\n# One-page checkout 🛒\r\n\r\n- CHK-1: MUST pay from one page.\r\n",
+          encoding: "text",
+        },
+        { path: "flow.svg", content: "<svg xmlns='http://www.w3.org/2000/svg'/>", encoding: "text" },
+        {
+          path: "assets/search bar.png",
+          content: Buffer.from("\x89PNG\r\n\x1a\n", "latin1").toString("base64"),
+          encoding: "base64",
+        },
+        { path: "links/checkout-api.md", content: "# Checkout API\n", encoding: "text" },
+      ],
+      external_targets: [{ target: "https://github.com/acme/shop", kind: "code", commit: "9f1c2e3" }],
+      ids: [{ id: "CHK-1", line: "- CHK-1: MUST pay from one page." }],
+      questions: [
+        {
+          id: "0d3c9a4e-6b2f-4f1a-8e7d-5c4b3a2f1e0d",
+          number: 1,
+          text: "Which tax table?",
+          level: "MUST",
+          result: "agree",
+          answer: "EU VAT",
+        },
+      ],
+      reentry_prompt: "# Build checkout\r\n\r\nRead prd.md first. 🚀\r\n",
+    });
+    let peer: Server;
+    const taken: unknown[] = [];
+
+    async function startPeer(): Promise<string> {
+      peer = createServer((req, res) => {
+        let body = "";
+        req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+        req.on("end", () => {
+          if (req.method === "POST" && /^\/api\/v1\/docs\/[0-9a-f-]{36}\/handoff$/.test(req.url ?? "")) {
+            taken.push({ auth: req.headers.authorization, body: JSON.parse(body) as unknown });
+            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(PACKET));
+          } else if (req.method === "GET" && req.url?.startsWith("/api/v1/bundles")) {
+            res.writeHead(200, { "content-type": "application/json" }).end('{"items":[],"problems":[]}');
+          } else
+            res
+              .writeHead(404, { "content-type": "application/problem+json" })
+              .end('{"type":"x","title":"Not found","status":404,"code":"route_not_found"}');
+        });
+      });
+      await new Promise<void>((r) => peer.listen(0, "127.0.0.1", r));
+      cleanups.push(() => new Promise<void>((r) => peer.close(() => r())));
+      return `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    }
+
+    it("embeds every file in take_handoff's result, lists them for the session, and reads each back exactly", async () => {
+      const url = await startPeer();
+      const { client } = await spawnMcp(["--url", url], { SPEC_REVIEW_TOKEN: "srt_agent" });
+      let changed = 0;
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changed++);
+      const docId = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d";
+      const result = await call(client, "take_handoff", { doc_id: docId, label: "acme/shop#12" });
+      expect(result.isError).toBeFalsy();
+      expect(taken).toEqual([{ auth: "Bearer srt_agent", body: { label: "acme/shop#12" } }]);
+      expect(textOf(result)).toMatch(
+        /read the prompt first \(spec-review:\/\/handoffs\/5f0c2a8e-[^)]+\/prompt\.md\)/,
+      );
+
+      const base = `spec-review://handoffs/${PACKET.handoff_id}/`;
+      const embedded = result.content.filter((c) => c.type === "resource").map((c) => c.resource);
+      expect(embedded.map((r) => r.uri)).toEqual([
+        `${base}prompt.md`,
+        `${base}manifest.json`,
+        `${base}files/prd.md`,
+        `${base}files/flow.svg`,
+        `${base}files/assets/search%20bar.png`,
+        `${base}files/links/checkout-api.md`,
+      ]);
+      expect(embedded[0]).toMatchObject({ mimeType: "text/markdown", text: PACKET.reentry_prompt });
+      expect(embedded[2]).toMatchObject({ text: PACKET.files[0]!.content });
+      expect(embedded[4]).toMatchObject({ mimeType: "image/png", blob: PACKET.files[2]!.content });
+      const manifest = JSON.parse((embedded[1] as { text: string }).text) as Record<string, unknown>;
+      expect(manifest).toMatchObject({
+        handoff_id: PACKET.handoff_id,
+        main_path: "prd.md",
+        ids: PACKET.ids,
+        questions: PACKET.questions,
+      });
+      expect(JSON.stringify(manifest)).not.toContain("One-page checkout"); // no file contents in it
+
+      const listed = await client.listResources();
+      expect(listed.resources.map((r) => r.uri)).toEqual(embedded.map((r) => r.uri));
+      const read = await client.readResource({ uri: `${base}files/assets/search%20bar.png` });
+      expect(Buffer.from((read.contents[0] as { blob: string }).blob, "base64").toString("latin1")).toBe(
+        "\x89PNG\r\n\x1a\n",
+      );
+      const prompt = await client.readResource({ uri: `${base}prompt.md` });
+      expect((prompt.contents[0] as { text: string }).text).toBe(PACKET.reentry_prompt);
+      await vi.waitFor(() => expect(changed).toBe(1));
+    });
+  });
+
+  it("usage errors exit 2 and say why; --help prints the usage", () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", MAIN, "mcp", ...args], {
+        cwd: packageRoot(),
+        encoding: "utf8",
+        timeout: 120_000,
+        input: "",
+      });
+    const both = run("--url", "http://127.0.0.1:8787", "specs");
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--url connects to a running service/);
+    const ftp = run("--url", "ftp://example.com");
+    expect(ftp.status).toBe(2);
+    expect(ftp.stderr).toMatch(/--url must be an http\(s\) URL/);
+    const missing = run(join(tmpdir(), "sr-no-such-folder-" + process.pid));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/is not a folder/);
+    expect(existsSync(join(tmpdir(), "sr-no-such-folder-" + process.pid))).toBe(false);
+    const help = run("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: spec-review mcp \[folder\]/);
+  });
+});
