@@ -57,10 +57,10 @@ function anchorOf(input: {
   finding_id?: string | undefined;
   check_slug?: string | undefined;
 }): Pick<NewThread, "anchor_kind" | "anchor"> {
-  if (input.finding_id !== undefined)
+  if (input.finding_id !== undefined && input.check_slug !== undefined)
     return {
       anchor_kind: "finding",
-      anchor: { finding_id: input.finding_id, check_slug: input.check_slug ?? "" },
+      anchor: { finding_id: input.finding_id, check_slug: input.check_slug },
     };
   if (input.check_slug !== undefined)
     return { anchor_kind: "check", anchor: { check_slug: input.check_slug } };
@@ -124,6 +124,17 @@ export function registerThreadTools(server: McpServer, api: ApiFetch): void {
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     async (input) => {
+      // The contract's finding anchor names the finding's check too (get_findings gives it as `check`).
+      if (input.finding_id !== undefined && input.check_slug === undefined)
+        return {
+          isError: true,
+          content: [
+            {
+              type: "text",
+              text: "Input validation error: finding_id needs check_slug, the finding's `check` as get_findings lists it",
+            },
+          ],
+        };
       const body: NewThread = {
         ...anchorOf(input),
         addressed_to: input.addressed_to ?? "ai",

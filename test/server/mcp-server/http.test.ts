@@ -246,6 +246,12 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
         title: "x".repeat(201),
       });
       expect(textOf(longTitle)).toMatch(/Input validation error.*title/);
+      const noCheck = await call(client, "ask_question", {
+        doc_id: UNKNOWN_ID,
+        question: "Is this right?",
+        finding_id: UNKNOWN_ID,
+      });
+      expect(textOf(noCheck)).toMatch(/Input validation error: finding_id needs check_slug/);
       const tooLong = await call(client, "get_verification", { run_id: UNKNOWN_ID, wait_seconds: 3600 });
       expect(textOf(tooLong)).toMatch(/Input validation error.*wait_seconds/);
       const badCursor = await call(client, "list_bundles", { cursor: "not-a-cursor" });

@@ -5,8 +5,6 @@
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -15,6 +13,7 @@ import { packageRoot } from "../../../node/package.js";
 import { BuildPacketSchema } from "../../../server/schemas/handoffs.js";
 import { json } from "../../helpers/app.js";
 import { Hosted } from "../auth/helpers.js";
+import { startContractPeer } from "./contract-peer.js";
 import { call, listen, ok, problemOf, stdioClient, textOf } from "./helpers.js";
 
 // A process that starts tsx, opens PGlite and migrates takes a while on a busy machine.
@@ -136,10 +135,11 @@ describe("spec-review mcp over stdio", () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(5);
   });
 
-  describe("the build packet as resources", () => {
-    // The handoff operation is built on another branch. Until it is on main, this peer answers
-    // POST /docs/{docId}/handoff with a packet the contract's schema accepts, so what the MCP
-    // side does with a packet is tested end to end over stdio and HTTP.
+  describe("against the contract of the operations built on other branches", () => {
+    // Handoff, threads and verification are built on other branches. Until they are on main,
+    // a stand-in answers at their contract paths and holds each body to the contract's own
+    // schema (contract-peer.ts), so what the tools send and do with the answers is tested
+    // end to end over stdio.
     const PACKET = BuildPacketSchema.parse({
       handoff_id: "5f0c2a8e-1b7d-4c3e-9a6f-2d8e4b1c7a90",
       slug: "checkout",
@@ -173,39 +173,29 @@ describe("spec-review mcp over stdio", () => {
       ],
       reentry_prompt: "# Build checkout\r\n\r\nRead prd.md first. 🚀\r\n",
     });
-    let peer: Server;
-    const taken: unknown[] = [];
+    const DOC = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d";
 
-    async function startPeer(): Promise<string> {
-      peer = createServer((req, res) => {
-        let body = "";
-        req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-        req.on("end", () => {
-          if (req.method === "POST" && /^\/api\/v1\/docs\/[0-9a-f-]{36}\/handoff$/.test(req.url ?? "")) {
-            taken.push({ auth: req.headers.authorization, body: JSON.parse(body) as unknown });
-            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(PACKET));
-          } else if (req.method === "GET" && req.url?.startsWith("/api/v1/bundles")) {
-            res.writeHead(200, { "content-type": "application/json" }).end('{"items":[],"problems":[]}');
-          } else
-            res
-              .writeHead(404, { "content-type": "application/problem+json" })
-              .end('{"type":"x","title":"Not found","status":404,"code":"route_not_found"}');
-        });
-      });
-      await new Promise<void>((r) => peer.listen(0, "127.0.0.1", r));
-      cleanups.push(() => new Promise<void>((r) => peer.close(() => r())));
-      return `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    async function peerSession() {
+      const peer = await startContractPeer({ packet: PACKET, queuedReads: 2 });
+      cleanups.push(() => peer.close());
+      const { client } = await spawnMcp(["--url", peer.url], { SPEC_REVIEW_TOKEN: "srt_agent" });
+      return { peer, client };
     }
 
-    it("embeds every file in take_handoff's result, lists them for the session, and reads each back exactly", async () => {
-      const url = await startPeer();
-      const { client } = await spawnMcp(["--url", url], { SPEC_REVIEW_TOKEN: "srt_agent" });
+    it("take_handoff embeds every packet file, lists them for the session, and reads each back exactly", async () => {
+      const { peer, client } = await peerSession();
       let changed = 0;
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changed++);
-      const docId = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d";
-      const result = await call(client, "take_handoff", { doc_id: docId, label: "acme/shop#12" });
+      const result = await call(client, "take_handoff", { doc_id: DOC, label: "acme/shop#12" });
       expect(result.isError).toBeFalsy();
-      expect(taken).toEqual([{ auth: "Bearer srt_agent", body: { label: "acme/shop#12" } }]);
+      expect(peer.requests.filter((r) => r.method === "POST")).toEqual([
+        {
+          method: "POST",
+          path: `/docs/${DOC}/handoff`,
+          authorization: "Bearer srt_agent",
+          body: { label: "acme/shop#12" },
+        },
+      ]);
       expect(textOf(result)).toMatch(
         /read the prompt first \(spec-review:\/\/handoffs\/5f0c2a8e-[^)]+\/prompt\.md\)/,
       );
@@ -221,7 +211,8 @@ describe("spec-review mcp over stdio", () => {
         `${base}files/links/checkout-api.md`,
       ]);
       expect(embedded[0]).toMatchObject({ mimeType: "text/markdown", text: PACKET.reentry_prompt });
-      expect(embedded[2]).toMatchObject({ text: PACKET.files[0]!.content });
+      expect(embedded[2]).toMatchObject({ mimeType: "text/markdown", text: PACKET.files[0]!.content });
+      expect(embedded[3]).toMatchObject({ mimeType: "image/svg+xml" });
       expect(embedded[4]).toMatchObject({ mimeType: "image/png", blob: PACKET.files[2]!.content });
       const manifest = JSON.parse((embedded[1] as { text: string }).text) as Record<string, unknown>;
       expect(manifest).toMatchObject({
@@ -229,6 +220,7 @@ describe("spec-review mcp over stdio", () => {
         main_path: "prd.md",
         ids: PACKET.ids,
         questions: PACKET.questions,
+        external_targets: PACKET.external_targets,
       });
       expect(JSON.stringify(manifest)).not.toContain("One-page checkout"); // no file contents in it
 
@@ -241,6 +233,115 @@ describe("spec-review mcp over stdio", () => {
       const prompt = await client.readResource({ uri: `${base}prompt.md` });
       expect((prompt.contents[0] as { text: string }).text).toBe(PACKET.reentry_prompt);
       await vi.waitFor(() => expect(changed).toBe(1));
+    });
+
+    it("asks, reports and verifies with the bodies the contract takes, and waits for a run to end", async () => {
+      const { peer, client } = await peerSession();
+      const asked = ok<{
+        id: string;
+        anchor: unknown;
+        addressed_to: string;
+        title: string;
+        answering: boolean;
+      }>(
+        await call(client, "ask_question", {
+          doc_id: DOC,
+          question: 'Does CHK-2\'s total include the EU VAT? ✅\nThe PRD says "tax" only.',
+          section: ["Goals"],
+          handoff_id: PACKET.handoff_id,
+        }),
+      );
+      expect(asked).toMatchObject({
+        addressed_to: "ai",
+        title: "Does CHK-2's total include the EU VAT? ✅",
+        answering: true,
+      });
+      expect(asked.anchor).toEqual({ heading_path: ["Goals"] });
+      ok(await call(client, "ask_question", { doc_id: DOC, question: "Why 38%?", addressed_to: "humans" }));
+      ok(
+        await call(client, "ask_question", {
+          doc_id: DOC,
+          question: "Is this finding right?",
+          finding_id: "5c746e10-a730-89ae-8b52-5fdbf4344224",
+          check_slug: "size-unknown",
+          blocking: true,
+        }),
+      );
+      const report = ok<{ result: string; thread_id?: string }>(
+        await call(client, "report_handoff", {
+          handoff_id: PACKET.handoff_id,
+          result: "blocked",
+          notes: "The refund flow is not specified.",
+          section: ["Goals"],
+        }),
+      );
+      expect(report.result).toBe("blocked");
+      expect(report.thread_id).toBeDefined();
+      const run = ok<{ id: string; status: string }>(
+        await call(client, "start_verification", {
+          doc_id: DOC,
+          repo: "acme/shop",
+          sha: "9f1c2e3",
+          handoff_id: PACKET.handoff_id,
+          claims: [
+            {
+              trace_id: "CHK-1",
+              targets: [{ kind: "code", path: "src/checkout.ts", quote: "// CHK-1", line: 3 }],
+            },
+          ],
+        }),
+      );
+      expect(run.status).toBe("queued");
+      const queued = ok<{ status: string }>(await call(client, "get_verification", { run_id: run.id }));
+      expect(queued.status).toBe("queued"); // no wait: one read
+      const done = ok<{ status: string; verdict: string; outcomes: Array<{ outcome: string }> }>(
+        await call(client, "get_verification", { run_id: run.id, wait_seconds: 30 }),
+      );
+      expect(done).toMatchObject({
+        status: "done",
+        verdict: "verified",
+        outcomes: [{ outcome: "implemented" }],
+      });
+
+      const posts = peer.requests.filter((r) => r.method === "POST");
+      expect(posts.map((r) => r.body)).toEqual([
+        {
+          anchor_kind: "section",
+          anchor: { heading_path: ["Goals"] },
+          addressed_to: "ai",
+          title: "Does CHK-2's total include the EU VAT? ✅",
+          body: 'Does CHK-2\'s total include the EU VAT? ✅\nThe PRD says "tax" only.',
+          handoff_id: PACKET.handoff_id,
+        },
+        {
+          anchor_kind: "section",
+          anchor: { heading_path: [] },
+          addressed_to: "humans",
+          title: "Why 38%?",
+          body: "Why 38%?",
+        },
+        {
+          anchor_kind: "finding",
+          anchor: { finding_id: "5c746e10-a730-89ae-8b52-5fdbf4344224", check_slug: "size-unknown" },
+          addressed_to: "ai",
+          title: "Is this finding right?",
+          body: "Is this finding right?",
+          blocking: true,
+        },
+        { result: "blocked", body: "The refund flow is not specified.", anchor: { heading_path: ["Goals"] } },
+        {
+          repo: "acme/shop",
+          sha: "9f1c2e3",
+          handoff_id: PACKET.handoff_id,
+          claims: [
+            {
+              trace_id: "CHK-1",
+              targets: [{ kind: "code", path: "src/checkout.ts", quote: "// CHK-1", line: 3 }],
+            },
+          ],
+        },
+      ]);
+      expect(posts.every((r) => r.authorization === "Bearer srt_agent")).toBe(true);
     });
   });
 
