@@ -194,7 +194,17 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
     });
 
     it("answers an operation that is not built yet with its 501 problem as a tool error", async () => {
-      const { client } = await demo();
+      const { t, client } = await demo();
+      // Which of these operations are still stubs: the OpenAPI document marks them. Once one is
+      // built (threads, handoff, verification are on other branches) it leaves this list, and
+      // its tool is tested on the real operation instead.
+      const openapi = await json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>(
+        t.req("GET", "/openapi.json"),
+      );
+      const stubbed = (operation: string) => {
+        const [method, path] = operation.split(" ") as [string, string];
+        return openapi.paths[path]?.[method.toLowerCase()]?.["x-not-implemented"] === true;
+      };
       const { bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles"));
       const docId = bundles.find((b) => b.slug === "checkout/api")!.docs[0]!.id;
       const calls: Array<[string, Record<string, unknown>, string]> = [
@@ -217,7 +227,12 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
         ["get_verification", { run_id: UNKNOWN_ID, wait_seconds: 5 }, "GET /verifications/{runId}"],
         ["list_verifications", { doc_id: docId }, "GET /docs/{docId}/verifications"],
       ];
-      for (const [name, args, operation] of calls) {
+      for (const [, , operation] of calls) {
+        const [method, path] = operation.split(" ") as [string, string];
+        expect(openapi.paths[path]?.[method.toLowerCase()], operation).toBeDefined();
+      }
+      const pending = calls.filter(([, , operation]) => stubbed(operation));
+      for (const [name, args, operation] of pending) {
         const result = await call(client, name, args);
         expect(problemOf(result), name).toMatchObject({ status: 501, code: "not_implemented" });
         expect(textOf(result), name).toBe(
