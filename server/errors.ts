@@ -99,12 +99,18 @@ export const ERROR_CODES = {
   folder_not_allowed: { status: 403, title: "The folder is outside what local mode may read" },
   not_a_git_repo: { status: 400, title: "A sha needs a git repository; the folder is not one" },
   repo_not_found: { status: 404, title: "The repository does not exist or is private and no token reads it" },
-  repohost_token_missing: { status: 409, title: "No App installation or repohost token can read this repository" },
+  repohost_token_missing: {
+    status: 409,
+    title: "No App installation or repohost token can read this repository",
+  },
   repohost_reader_missing: { status: 501, title: "Reading repositories from the repo host is not set up" },
   claim_file_not_found: { status: 400, title: "A claim names a file the commit does not have" },
   claim_quote_not_found: { status: 400, title: "A claim's quote is not in its file" },
   claim_quote_ambiguous: { status: 400, title: "A claim's quote appears in its file more than once" },
-  verification_waiver_exists: { status: 409, title: "This trace ID already has an open or approved waiver in this repo" },
+  verification_waiver_exists: {
+    status: 409,
+    title: "This trace ID already has an open or approved waiver in this repo",
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { runEvents, verificationEvents } from "../db/schema.js";
+import { runEvents, type verificationEvents } from "../db/schema.js";
 import type { Clock } from "../deps.js";
 import type { RunBus } from "./bus.js";
 import { redactDeep } from "../redact.js";

@@ -15,7 +15,10 @@ export interface TargetToCheck {
 export interface Checker {
   /** The model that checks (`backendId/model`), for the run record. */
   readonly model: string;
-  check(requirement: { id: string; text: string }, target: TargetToCheck): Promise<{ holds: boolean; fault?: string }>;
+  check(
+    requirement: { id: string; text: string },
+    target: TargetToCheck,
+  ): Promise<{ holds: boolean; fault?: string }>;
 }
 
 const SCHEMA = {
@@ -68,7 +71,9 @@ export async function modelChecker(
       }
       if (typeof parsed.holds !== "boolean") throw new Error("the model's answer has no holds");
       const fault = typeof parsed.fault === "string" && parsed.fault.trim() ? parsed.fault.trim() : undefined;
-      return parsed.holds ? { holds: true } : { holds: false, fault: fault ?? "the model says it does not hold" };
+      return parsed.holds
+        ? { holds: true }
+        : { holds: false, fault: fault ?? "the model says it does not hold" };
     },
   };
 }

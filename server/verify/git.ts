@@ -55,7 +55,9 @@ export interface CommitContext {
 }
 
 export async function commitContext(dir: string, sha: string): Promise<CommitContext> {
-  const heads = (await git(dir, ["for-each-ref", "--points-at", sha, "--format=%(refname:short)", "refs/heads"]))
+  const heads = (
+    await git(dir, ["for-each-ref", "--points-at", sha, "--format=%(refname:short)", "refs/heads"])
+  )
     .split("\n")
     .filter(Boolean);
   let current: string | undefined;
@@ -83,7 +85,9 @@ export async function commitContext(dir: string, sha: string): Promise<CommitCon
 
 async function defaultBranchOf(dir: string): Promise<string | undefined> {
   try {
-    const remote = (await git(dir, ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"])).trim();
+    const remote = (
+      await git(dir, ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"])
+    ).trim();
     if (remote) return remote;
   } catch {
     // no remote HEAD: try the usual names
@@ -124,7 +128,10 @@ class BlobReader {
   private failed: Error | undefined;
 
   constructor(dir: string) {
-    this.proc = spawn("git", ["-C", dir, "cat-file", "--batch"], { env: ENV, stdio: ["pipe", "pipe", "pipe"] });
+    this.proc = spawn("git", ["-C", dir, "cat-file", "--batch"], {
+      env: ENV,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.proc.stdout.on("data", (chunk: Buffer) => {
       this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
       this.drain();

@@ -6,7 +6,11 @@
  */
 import { delimiter, dirname, resolve } from "node:path";
 
-export function verifyRoots(mode: "local" | "hosted", folder: string | undefined, env = process.env): string[] {
+export function verifyRoots(
+  mode: "local" | "hosted",
+  folder: string | undefined,
+  env = process.env,
+): string[] {
   if (mode !== "local" || folder === undefined) return [];
   const set = env.SPEC_REVIEW_VERIFY_ROOTS?.split(delimiter).filter(Boolean);
   if (set && set.length > 0) return set.map((p) => resolve(p));

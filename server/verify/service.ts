@@ -188,7 +188,9 @@ export class VerificationService {
   /** Targets that prefill the verify field: implemented-by links first, else the last run's. */
   async defaults(docId: string): Promise<Array<{ target: string; source: "implemented_by" | "last_run" }>> {
     const rec = await this.o.store.doc(docId);
-    const links = docLinks(await this.mainText(rec)).links.filter((l) => l.kind === "implemented-by" && l.external);
+    const links = docLinks(await this.mainText(rec)).links.filter(
+      (l) => l.kind === "implemented-by" && l.external,
+    );
     if (links.length > 0) return links.map((l) => ({ target: l.target, source: "implemented_by" as const }));
     const [last] = await this.o.db
       .select({ target: verificationRuns.target })
@@ -220,7 +222,8 @@ export class VerificationService {
         .select({ id: handoffs.id })
         .from(handoffs)
         .where(and(eq(handoffs.id, body.handoff_id), eq(handoffs.docId, docId)));
-      if (!h) throw new ApiError("handoff_not_found", `handoff ${body.handoff_id} is not a handoff of this doc`);
+      if (!h)
+        throw new ApiError("handoff_not_found", `handoff ${body.handoff_id} is not a handoff of this doc`);
     }
     const plan = await this.plan(input);
     const claims = await this.checkClaims(plan, body.claims ?? []);
@@ -252,7 +255,10 @@ export class VerificationService {
   }
 
   /** Each claim target's quote must appear in its file exactly once (contract rule 8). */
-  private async checkClaims(plan: Plan, claims: ClaimInput[]): Promise<Array<{ trace_id: string; targets: Target[] }>> {
+  private async checkClaims(
+    plan: Plan,
+    claims: ClaimInput[],
+  ): Promise<Array<{ trace_id: string; targets: Target[] }>> {
     const out = [];
     for (const claim of claims) {
       const targets: Target[] = [];
@@ -262,16 +268,28 @@ export class VerificationService {
         try {
           path = safeRelativePath(t.path);
         } catch {
-          throw new ApiError("claim_file_not_found", `claim for ${claim.trace_id}: ${JSON.stringify(t.path)} is not a file path in the repo`, named);
+          throw new ApiError(
+            "claim_file_not_found",
+            `claim for ${claim.trace_id}: ${JSON.stringify(t.path)} is not a file path in the repo`,
+            named,
+          );
         }
         const bytes = await plan.readFile(path);
         if (!bytes)
-          throw new ApiError("claim_file_not_found", `claim for ${claim.trace_id}: ${path} is not in ${plan.name}`, named);
+          throw new ApiError(
+            "claim_file_not_found",
+            `claim for ${claim.trace_id}: ${path} is not in ${plan.name}`,
+            named,
+          );
         const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         const needle = Buffer.from(t.quote, "utf8");
         const n = count(buf, needle);
         if (n === 0)
-          throw new ApiError("claim_quote_not_found", `claim for ${claim.trace_id}: the quote is not in ${path}`, named);
+          throw new ApiError(
+            "claim_quote_not_found",
+            `claim for ${claim.trace_id}: the quote is not in ${path}`,
+            named,
+          );
         if (n > 1)
           throw new ApiError(
             "claim_quote_ambiguous",
@@ -310,19 +328,29 @@ export class VerificationService {
       });
       const checker = await modelChecker(this.o.models, this.o.budget, this.o.clock, this.o.logger);
       const waived = await this.ports.waivers!.approvedTraceIds(row.docId, plan.name);
-      const claims = new Map((row.claims as Array<{ trace_id: string; targets: Target[] }>).map((c) => [c.trace_id, c.targets]));
+      const claims = new Map(
+        (row.claims as Array<{ trace_id: string; targets: Target[] }>).map((c) => [c.trace_id, c.targets]),
+      );
       const outcomes = await this.outcomes(reqs, scan, plan, claims, waived, checker);
       for (const o of outcomes)
-        events.emit("trace_id", { trace_id: o.trace_id, outcome: o.outcome, level: o.level, targets: o.targets.length });
+        events.emit("trace_id", {
+          trace_id: o.trace_id,
+          outcome: o.outcome,
+          level: o.level,
+          targets: o.targets.length,
+        });
       const gatedMust = outcomes.filter((o) => o.gated && o.level === "MUST");
       const verified = gatedMust.every((o) => o.outcome === "implemented" || o.outcome === "waived");
       const verdict = verified ? "verified" : "not_verified";
       const missingMust = gatedMust.filter((o) => o.outcome === "missing" || o.outcome === "fault");
       let opened = false;
-      if (row.handoffId && missingMust.length > 0) opened = await this.openBlocking(row, rec, plan, missingMust);
+      if (row.handoffId && missingMust.length > 0)
+        opened = await this.openBlocking(row, rec, plan, missingMust);
       const result = {
         check: checker ? "model" : "presence",
-        ...(checker ? { model: checker.model } : { note: "no model is configured: the run knows presence only" }),
+        ...(checker
+          ? { model: checker.model }
+          : { note: "no model is configured: the run knows presence only" }),
         ...(scan.digest ? { digest: scan.digest } : {}),
         unverified_ids: outcomes.filter((o) => !o.gated).map((o) => o.trace_id),
         limits_hit: scan.limits_hit,
@@ -339,7 +367,14 @@ export class VerificationService {
       };
       await this.o.db
         .update(verificationRuns)
-        .set({ status: "done", verdict, outcomes, result, openedBlockingThread: opened, finishedAt: this.o.clock.now() })
+        .set({
+          status: "done",
+          verdict,
+          outcomes,
+          result,
+          openedBlockingThread: opened,
+          finishedAt: this.o.clock.now(),
+        })
         .where(eq(verificationRuns.id, row.id));
       events.emit("done", { verdict, opened_blocking_thread: opened });
     } catch (err) {
@@ -376,7 +411,13 @@ export class VerificationService {
         const contextOf = new Map(hits.map((h) => [`${h.path}:${h.line}`, h.context]));
         let targets: Target[] =
           claimed?.map((t) => ({ ...t })) ??
-          hits.map((h) => ({ kind: h.kind, path: h.path, quote: h.quote, line: h.line, provenance: "scan" as const }));
+          hits.map((h) => ({
+            kind: h.kind,
+            path: h.path,
+            quote: h.quote,
+            line: h.line,
+            provenance: "scan" as const,
+          }));
         for (const t of targets) if (changed.has(t.path)) t.changed = true;
         // Changed files first, then code before tests, then by path and line.
         targets = targets.sort(
@@ -395,7 +436,8 @@ export class VerificationService {
             code.slice(0, 3).map((t) =>
               limit(async () => {
                 const context =
-                  contextOf.get(`${t.path}:${t.line}`) ?? (await this.contextFromFile(plan, t.path, t.line ?? 1));
+                  contextOf.get(`${t.path}:${t.line}`) ??
+                  (await this.contextFromFile(plan, t.path, t.line ?? 1));
                 try {
                   const r = await checker.check(req, { path: t.path, line: t.line ?? 1, context });
                   t.holds = r.holds;
@@ -427,10 +469,18 @@ export class VerificationService {
     const bytes = await plan.readFile(path);
     if (!bytes) return "";
     const lines = Buffer.from(bytes).toString("utf8").split("\n");
-    return lines.slice(Math.max(0, line - 6), line + 6).join("\n").slice(0, 2000);
+    return lines
+      .slice(Math.max(0, line - 6), line + 6)
+      .join("\n")
+      .slice(0, 2000);
   }
 
-  private async openBlocking(row: VerificationRow, rec: DocRecord, plan: Plan, missing: Outcome[]): Promise<boolean> {
+  private async openBlocking(
+    row: VerificationRow,
+    rec: DocRecord,
+    plan: Plan,
+    missing: Outcome[],
+  ): Promise<boolean> {
     const [h] = await this.o.db
       .select({ versionNumber: handoffs.versionNumber })
       .from(handoffs)
@@ -483,7 +533,7 @@ export class VerificationService {
 /** A run as the API shows it (server/schemas/verifications.ts); `current`: the bundle's version now. */
 export function runView(row: VerificationRow, current: number | undefined) {
   const t = row.target as Plan["view"] & { name?: string };
-  const r = row.result as Record<string, unknown>;
+  const r = row.result;
   return {
     id: row.id,
     doc_id: row.docId,

@@ -25,7 +25,8 @@ const SHA = /^[0-9a-f]{7,40}$/i;
 
 function checkSha(sha: string | undefined): string | undefined {
   if (sha === undefined || sha === "") return undefined;
-  if (!SHA.test(sha)) throw new ApiError("bad_sha", `sha ${JSON.stringify(sha)} is not 7 to 40 hexadecimal digits`);
+  if (!SHA.test(sha))
+    throw new ApiError("bad_sha", `sha ${JSON.stringify(sha)} is not 7 to 40 hexadecimal digits`);
   return sha.toLowerCase();
 }
 
@@ -51,7 +52,8 @@ function parseRepoUrl(u: URL, raw: string): RepoRef {
     if (SHA.test(at) && at.length === 40) ref.sha = at.toLowerCase();
     else ref.branch = at;
     ref.file = rest.slice(1).join("/");
-  } else if ((what === "commit" || what === "commits") && rest[0] && SHA.test(rest[0])) ref.sha = rest[0].toLowerCase();
+  } else if ((what === "commit" || what === "commits") && rest[0] && SHA.test(rest[0]))
+    ref.sha = rest[0].toLowerCase();
   else if (what === "pull" && rest[0] && /^\d+$/.test(rest[0])) ref.pull_request = Number(rest[0]);
   else throw unrecognised(raw);
   return ref;
@@ -64,7 +66,8 @@ export function parseTarget(input: TargetInput): Parsed | undefined {
   if (input.repo !== undefined && input.repo !== "") {
     const m = input.repo.trim().match(OWNER_NAME);
     if (!m) {
-      if (input.repo.includes("://")) return { kind: "repo", ref: { ...parseUrlTarget(input.repo), ...(sha ? { sha } : {}) } };
+      if (input.repo.includes("://"))
+        return { kind: "repo", ref: { ...parseUrlTarget(input.repo), ...(sha ? { sha } : {}) } };
       throw unrecognised(input.repo);
     }
     return { kind: "repo", ref: { repo: `${m[1]}/${m[2]}`, ...(sha ? { sha } : {}) } };
@@ -122,7 +125,10 @@ export async function checkFolder(
   if (mode !== "local")
     throw new ApiError("folder_local_only", "a hosted service reads no folders; name a repository");
   if (!isAbsolute(parsed.path))
-    throw new ApiError("target_unrecognised", `folder ${JSON.stringify(parsed.path)} is not an absolute path`);
+    throw new ApiError(
+      "target_unrecognised",
+      `folder ${JSON.stringify(parsed.path)} is not an absolute path`,
+    );
   let real: string;
   try {
     real = await realpath(resolvePath(parsed.path));
@@ -143,13 +149,18 @@ export async function checkFolder(
   }
   const topReal = await realpath(top);
   if (!allowed.some((r) => inside(r, topReal)))
-    throw new ApiError("folder_not_allowed", `the git repository of ${parsed.path} reaches outside the folders this service may read`);
+    throw new ApiError(
+      "folder_not_allowed",
+      `the git repository of ${parsed.path} reaches outside the folders this service may read`,
+    );
   const rev = parsed.sha ?? "HEAD";
   const sha = await resolveCommit(topReal, rev);
   if (!sha)
     throw new ApiError(
       "commit_not_found",
-      parsed.sha ? `the repository at ${topReal} has no commit ${parsed.sha}` : `the repository at ${topReal} has no commits yet`,
+      parsed.sha
+        ? `the repository at ${topReal} has no commit ${parsed.sha}`
+        : `the repository at ${topReal} has no commits yet`,
     );
   const ctx = await commitContext(topReal, sha);
   return {

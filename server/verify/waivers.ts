@@ -35,7 +35,16 @@ export const tableWaivers = (db: Db): VerificationWaivers => ({
 
 export async function requestVerificationWaiver(
   db: Db,
-  input: { docId: string; bundleId: string; traceId: string; repo: string; reason: string; runId?: string; by: string; now: Date },
+  input: {
+    docId: string;
+    bundleId: string;
+    traceId: string;
+    repo: string;
+    reason: string;
+    runId?: string;
+    by: string;
+    now: Date;
+  },
 ): Promise<VerificationWaiverRow> {
   const [open] = await db
     .select({ id: verificationWaivers.id })
@@ -112,7 +121,10 @@ export async function decideVerificationWaiver(
 }
 
 /** A verification waiver as the Waiver schema shows it (server/schemas/waivers.ts). */
-export function verificationWaiverView(row: VerificationWaiverRow, caller: { id: string; mayApprove: boolean; alone: boolean }) {
+export function verificationWaiverView(
+  row: VerificationWaiverRow,
+  caller: { id: string; mayApprove: boolean; alone: boolean },
+) {
   return {
     id: row.id,
     doc_id: row.docId,

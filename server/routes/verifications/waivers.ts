@@ -56,7 +56,11 @@ export function verificationWaiverRoute(r: Router, route: typeof requestVerifica
         ],
         d.clock.now(),
       );
-    const mayApprove = decide({ mode: d.mode, actor: who, operation: "POST /waivers/{waiverId}/approve" }).allowed;
+    const mayApprove = decide({
+      mode: d.mode,
+      actor: who,
+      operation: "POST /waivers/{waiverId}/approve",
+    }).allowed;
     return c.json(verificationWaiverView(row, { id: who.id, mayApprove, alone: d.mode === "local" }), 201);
   });
 }

@@ -15,7 +15,8 @@
 export type HitKind = "code" | "test";
 
 const TEST_DIR = /(^|\/)(tests?|__tests__|specs?)\//;
-const TEST_FILE = /(\.(test|spec)\.[^/.]+$)|(_(test|spec)\.[^/.]+$)|(^|\/)test_[^/]*\.py$|Tests?\.(java|kt|cs)$/;
+const TEST_FILE =
+  /(\.(test|spec)\.[^/.]+$)|(_(test|spec)\.[^/.]+$)|(^|\/)test_[^/]*\.py$|Tests?\.(java|kt|cs)$/;
 
 export function isTestFile(path: string): boolean {
   return TEST_DIR.test(path) || TEST_FILE.test(path);

@@ -81,7 +81,14 @@ export function scanBuffer(path: string, buf: Buffer, needles: Needles): Hit[] {
     const kind = classify(path, before);
     if (!kind) continue;
     const text = buf.toString("utf8", start, stop).replace(/\r$/, "");
-    hits.push({ id: f.id, kind, path, line, quote: text.trim().slice(0, 300), context: around(buf, start, stop) });
+    hits.push({
+      id: f.id,
+      kind,
+      path,
+      line,
+      quote: text.trim().slice(0, 300),
+      context: around(buf, start, stop),
+    });
   }
   return hits;
 }

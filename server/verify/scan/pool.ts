@@ -183,7 +183,8 @@ export async function scanSource(source: ScanSource, opts: ScanOptions): Promise
       if (stopped) break;
       inFlight++;
       const n = ++batchNo;
-      if (batch.type === "paths") w.postMessage({ type: "paths", batch: n, root: batch.root, paths: batch.paths });
+      if (batch.type === "paths")
+        w.postMessage({ type: "paths", batch: n, root: batch.root, paths: batch.paths });
       // Copied, not transferred: small Buffers share Node's pool, which must not be detached.
       else w.postMessage({ type: "blobs", batch: n, items: batch.items });
     }

@@ -32,7 +32,17 @@ let maxFileBytes = 8 * 1024 * 1024;
 let digest = false;
 
 function emptyResult(batch: number): BatchResult {
-  return { type: "result", batch, hits: [], files: 0, bytes: 0, binary: 0, tooLarge: [], unreadable: [], digests: [] };
+  return {
+    type: "result",
+    batch,
+    hits: [],
+    files: 0,
+    bytes: 0,
+    binary: 0,
+    tooLarge: [],
+    unreadable: [],
+    digests: [],
+  };
 }
 
 function scanOne(out: BatchResult, path: string, buf: Buffer): void {

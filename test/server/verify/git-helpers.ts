@@ -57,7 +57,12 @@ export const SHOP_CODE: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
-  "src/lock.py": ["# REQ-003 lock after five wrong PINs", "def lock(card):", "    card.locked_for = 24 * 3600", ""].join("\n"),
+  "src/lock.py": [
+    "# REQ-003 lock after five wrong PINs",
+    "def lock(card):",
+    "    card.locked_for = 24 * 3600",
+    "",
+  ].join("\n"),
   "src/notes.ts": "export const label = 'REQ-004 is not implemented yet'; // a string, not a claim\n",
   "test/balance.test.ts": [
     "import { describe, it } from 'vitest';",

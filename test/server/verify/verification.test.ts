@@ -48,7 +48,13 @@ export interface Run {
   check?: string;
   note?: string;
   error?: string;
-  scan?: { files: number; binary: number; symlinks: number; special: number; too_large: { path: string; size: number }[] };
+  scan?: {
+    files: number;
+    binary: number;
+    symlinks: number;
+    special: number;
+    too_large: { path: string; size: number }[];
+  };
 }
 
 /** Server-sent events of a finished stream: each block's `id`, `event` and JSON `data`. */
@@ -58,7 +64,11 @@ function parseSse(text: string): Array<{ id: number; name: string; data: Record<
     .filter((b) => b.includes("event:"))
     .map((block) => {
       const field = (k: string) => block.match(new RegExp(`^${k}: ?(.*)$`, "m"))?.[1] ?? "";
-      return { id: Number(field("id")), name: field("event"), data: JSON.parse(field("data")) as Record<string, unknown> };
+      return {
+        id: Number(field("id")),
+        name: field("event"),
+        data: JSON.parse(field("data")) as Record<string, unknown>,
+      };
     });
 }
 
@@ -86,7 +96,9 @@ for (const kind of DB_KINDS) {
     beforeEach(async () => {
       t = await makeTestApp({ kind, fixture: FIXTURE });
       await t.runs.idle();
-      const list = await json<{ items: { slug: string; docs: { id: string }[] }[] }>(t.req("GET", "/bundles"));
+      const list = await json<{ items: { slug: string; docs: { id: string }[] }[] }>(
+        t.req("GET", "/bundles"),
+      );
       docId = list.items.find((b) => b.slug === "giftcards")!.docs[0]!.id;
     }, 120_000);
     afterEach(() => t?.close());
@@ -107,7 +119,9 @@ for (const kind of DB_KINDS) {
       const first = git(dir, "rev-parse", "HEAD");
       // Work on a branch: the changed file ranks first; an uncommitted edit is not read.
       git(dir, "checkout", "-q", "-b", "feature/pin-lock");
-      writeFiles(dir, { "src/lock2.ts": "// REQ-003: lock the card for 24 hours\nexport const LOCK_HOURS = 24;\n" });
+      writeFiles(dir, {
+        "src/lock2.ts": "// REQ-003: lock the card for 24 hours\nexport const LOCK_HOURS = 24;\n",
+      });
       const head = commitAll(dir, "lock in ts");
       writeFiles(dir, { "src/dirty.ts": "// REQ-002 uncommitted\n" });
       const status = git(dir, "status", "--porcelain");
@@ -120,13 +134,26 @@ for (const kind of DB_KINDS) {
       expect(run.check).toBe("presence");
       expect(run.note).toMatch(/presence only/);
       const o = byId(run);
-      expect(o.get("REQ-001")).toMatchObject({ outcome: "implemented", level: "MUST", provenance: "scan", gated: true });
+      expect(o.get("REQ-001")).toMatchObject({
+        outcome: "implemented",
+        level: "MUST",
+        provenance: "scan",
+        gated: true,
+      });
       expect(o.get("REQ-001")!.targets).toEqual([
-        { kind: "code", path: "src/redeem.ts", quote: "// REQ-001: card number and PIN on the payment step", line: 3, provenance: "scan" },
+        {
+          kind: "code",
+          path: "src/redeem.ts",
+          quote: "// REQ-001: card number and PIN on the payment step",
+          line: 3,
+          provenance: "scan",
+        },
       ]);
       // A test name cites REQ-002 but the service runs no tests: still missing.
       expect(o.get("REQ-002")!.outcome).toBe("missing");
-      expect(o.get("REQ-002")!.targets.map((x) => [x.kind, x.path, x.line])).toEqual([["test", "test/balance.test.ts", 3]]);
+      expect(o.get("REQ-002")!.targets.map((x) => [x.kind, x.path, x.line])).toEqual([
+        ["test", "test/balance.test.ts", 3],
+      ]);
       // The file changed on the branch ranks first.
       expect(o.get("REQ-003")!.targets.map((x) => [x.path, x.changed ?? false])).toEqual([
         ["src/lock2.ts", true],
@@ -146,14 +173,19 @@ for (const kind of DB_KINDS) {
       // An older commit by sha: the branch's file is not there.
       const older = await verify({ target: dir, sha: first });
       expect(older.sha).toBe(first);
-      expect(byId(older).get("REQ-003")!.targets.map((x) => x.path)).toEqual(["src/lock.py"]);
+      expect(
+        byId(older)
+          .get("REQ-003")!
+          .targets.map((x) => x.path),
+      ).toEqual(["src/lock.py"]);
       expect(older.branch).toBe("main");
     });
 
     it("verifies a plain folder with a content digest, and says `verified` when every gated MUST is implemented", async () => {
       const files = {
         ...SHOP_CODE,
-        "src/balance.go": "package shop\n\n// REQ-002 show the balance before confirming\nfunc Balance() int { return 0 }\n",
+        "src/balance.go":
+          "package shop\n\n// REQ-002 show the balance before confirming\nfunc Balance() int { return 0 }\n",
       };
       const dir = folder(files);
       const run = await verify({ path: dir });
@@ -174,7 +206,10 @@ for (const kind of DB_KINDS) {
     it("skips binary files, a 2 GB file, symbolic link loops and FIFOs, and reports the limits it hit", async () => {
       const dir = folder({
         "src/redeem.ts": SHOP_CODE["src/redeem.ts"]!,
-        "assets/logo.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]), Buffer.from("// REQ-002")]),
+        "assets/logo.png": Buffer.concat([
+          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]),
+          Buffer.from("// REQ-002"),
+        ]),
       });
       // A sparse 2 GB file: its size alone is known; it is never read.
       const big = openSync(join(dir, "dump.sql"), "w");
@@ -203,16 +238,28 @@ for (const kind of DB_KINDS) {
     it("a claim replaces the derived targets of its trace ID; its quote must appear exactly once", async () => {
       const dir = repo({
         ...SHOP_CODE,
-        "src/pin.ts": "export function tries(n: number) {\n  return n >= 5 ? 'locked' : 'open';\n}\nexport const LIMIT = 'locked';\n",
+        "src/pin.ts":
+          "export function tries(n: number) {\n  return n >= 5 ? 'locked' : 'open';\n}\nexport const LIMIT = 'locked';\n",
       });
       const run = await verify({
         target: dir,
-        claims: [{ trace_id: "REQ-003", targets: [{ kind: "code", path: "src/pin.ts", quote: "return n >= 5 ? 'locked' : 'open';" }] }],
+        claims: [
+          {
+            trace_id: "REQ-003",
+            targets: [{ kind: "code", path: "src/pin.ts", quote: "return n >= 5 ? 'locked' : 'open';" }],
+          },
+        ],
       });
       const o = byId(run).get("REQ-003")!;
       expect(o.provenance).toBe("claim");
       expect(o.targets).toEqual([
-        { kind: "code", path: "src/pin.ts", quote: "return n >= 5 ? 'locked' : 'open';", line: 2, provenance: "claim" },
+        {
+          kind: "code",
+          path: "src/pin.ts",
+          quote: "return n >= 5 ? 'locked' : 'open';",
+          line: 2,
+          provenance: "claim",
+        },
       ]);
       const claim = (quote: string, path = "src/pin.ts") =>
         t.req("POST", `/docs/${docId}/verifications`, {
@@ -226,7 +273,9 @@ for (const kind of DB_KINDS) {
       await problem(await claim("x", "src/nope.ts"), 400, "claim_file_not_found");
       await problem(await claim("x", "../../etc/passwd"), 400, "claim_file_not_found");
       // Nothing was queued by the refused requests.
-      expect((await json<{ items: Run[] }>(t.req("GET", `/docs/${docId}/verifications`))).items).toHaveLength(1);
+      expect((await json<{ items: Run[] }>(t.req("GET", `/docs/${docId}/verifications`))).items).toHaveLength(
+        1,
+      );
     });
 
     it("streams events by trace ID with ids, resumes after Last-Event-ID, and closes at the end", async () => {
@@ -240,9 +289,15 @@ for (const kind of DB_KINDS) {
       expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(events[2]!.data).toMatchObject({ trace_id: "REQ-001", outcome: "implemented", level: "MUST" });
       expect(events.at(-1)!.data).toMatchObject({ verdict: "not_verified" });
-      const resumed = await (await t.req("GET", `/verifications/${run.id}/events`, undefined, { "Last-Event-ID": "6" })).text();
+      const resumed = await (
+        await t.req("GET", `/verifications/${run.id}/events`, undefined, { "Last-Event-ID": "6" })
+      ).text();
       expect(parseSse(resumed).map((e) => e.id)).toEqual([7, 8]);
-      await problem(await t.req("GET", `/verifications/00000000-0000-4000-8000-000000000000/events`), 404, "not_found");
+      await problem(
+        await t.req("GET", `/verifications/00000000-0000-4000-8000-000000000000/events`),
+        404,
+        "not_found",
+      );
     });
 
     it("flags a run when the bundle gets a new version after it", async () => {
@@ -262,10 +317,21 @@ for (const kind of DB_KINDS) {
 
     it("resolves pasted targets and offers defaults: the implemented-by link first, else the last run's", async () => {
       const dir = repo(SHOP_CODE);
-      const resolved = await json<Record<string, unknown>>(t.req("POST", `/docs/${docId}/verifications/resolve`, { target: dir }));
-      expect(resolved).toMatchObject({ kind: "folder", path: dir, branch: "main", sha: git(dir, "rev-parse", "HEAD") });
+      const resolved = await json<Record<string, unknown>>(
+        t.req("POST", `/docs/${docId}/verifications/resolve`, { target: dir }),
+      );
+      expect(resolved).toMatchObject({
+        kind: "folder",
+        path: dir,
+        branch: "main",
+        sha: git(dir, "rev-parse", "HEAD"),
+      });
       const plain = folder({ "a.ts": "" });
-      expect(await json(t.req("POST", `/docs/${docId}/verifications/resolve`, { target: plain }))).toEqual({ kind: "folder", path: plain, base_sha: "" });
+      expect(await json(t.req("POST", `/docs/${docId}/verifications/resolve`, { target: plain }))).toEqual({
+        kind: "folder",
+        path: plain,
+        base_sha: "",
+      });
       expect(await json(t.req("GET", `/docs/${docId}/verifications/defaults`))).toEqual({
         items: [{ target: "https://github.com/acme/giftcards", source: "implemented_by" }],
       });
@@ -278,7 +344,11 @@ for (const kind of DB_KINDS) {
       await problem(await post({ target: "/etc" }), 403, "folder_not_allowed");
       await problem(await post({ path: "/does/not/exist" }), 404, "folder_not_found");
       await problem(await post({ path: "relative/folder" }), 400, "target_unrecognised");
-      await problem(await post({ target: repo(SHOP_CODE), sha: "0123456789abcdef0123456789abcdef01234567" }), 404, "commit_not_found");
+      await problem(
+        await post({ target: repo(SHOP_CODE), sha: "0123456789abcdef0123456789abcdef01234567" }),
+        404,
+        "commit_not_found",
+      );
       await problem(await post({ target: folder({ "a.ts": "" }), sha: "abcdef1" }), 400, "not_a_git_repo");
       await problem(await post({ repo: "acme/giftcards", sha: "not-hex" }), 400, "bad_sha");
       // A folder symlinked from inside the allowed roots to outside is refused after resolving it.
@@ -288,11 +358,23 @@ for (const kind of DB_KINDS) {
       await problem(await post({ path: link }), 403, "folder_not_allowed");
       // Repo-host targets need the repo-host reader (the GitHub App branch wires it).
       await problem(await post({ target: "acme/giftcards" }), 501, "repohost_reader_missing");
-      await problem(await post({ target: "https://github.com/acme/giftcards/pull/12" }), 501, "repohost_reader_missing");
+      await problem(
+        await post({ target: "https://github.com/acme/giftcards/pull/12" }),
+        501,
+        "repohost_reader_missing",
+      );
       // No target: the implemented-by link is a repo-host repo.
       await problem(await post({}), 501, "repohost_reader_missing");
-      await problem(await post({ target: repo(SHOP_CODE), handoff_id: "00000000-0000-4000-8000-000000000000" }), 404, "handoff_not_found");
-      await problem(await t.req("POST", `/docs/${docId}/verifications/resolve`, { target: "" }), 400, "validation_failed");
+      await problem(
+        await post({ target: repo(SHOP_CODE), handoff_id: "00000000-0000-4000-8000-000000000000" }),
+        404,
+        "handoff_not_found",
+      );
+      await problem(
+        await t.req("POST", `/docs/${docId}/verifications/resolve`, { target: "" }),
+        400,
+        "validation_failed",
+      );
       expect((await json<{ items: Run[] }>(t.req("GET", `/docs/${docId}/verifications`))).items).toEqual([]);
     });
 
@@ -300,7 +382,11 @@ for (const kind of DB_KINDS) {
       const empty = tempFolder();
       made.push(empty);
       git(empty, "init", "-q", "-b", "main");
-      await problem(await t.req("POST", `/docs/${docId}/verifications`, { path: empty }), 404, "commit_not_found");
+      await problem(
+        await t.req("POST", `/docs/${docId}/verifications`, { path: empty }),
+        404,
+        "commit_not_found",
+      );
       // The repository disappears between the request and the scan: the run fails with the reason.
       const dir = repo(SHOP_CODE);
       const res = await t.req("POST", `/docs/${docId}/verifications`, { target: dir });
