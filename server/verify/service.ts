@@ -27,7 +27,7 @@ import { missingRepoReader, noThreads, type VerifyPorts } from "./ports.js";
 import { requirementsOf, type Requirement } from "./requirements.js";
 import { folderSource } from "./scan/folder.js";
 import type { Hit } from "./scan/match.js";
-import { scanSource, type ScanLimits, type ScanResult, type ScanSource } from "./scan/pool.js";
+import { ScanPool, type ScanLimits, type ScanResult, type ScanSource } from "./scan/pool.js";
 import { checkFolder, parseTarget, type Parsed, type TargetInput } from "./targets.js";
 import { tableWaivers } from "./waivers.js";
 
@@ -116,6 +116,8 @@ export class VerificationService {
   roots: string[];
   limits: Partial<ScanLimits>;
   private readonly running = new Set<Promise<void>>();
+  /** Scan worker threads, kept warm between runs. */
+  private readonly pool = new ScanPool();
   private stopped = false;
 
   constructor(private readonly o: VerifyServiceOptions) {
@@ -315,7 +317,7 @@ export class VerificationService {
       events.emit("started", { target: row.target });
       const profile = this.o.profiles.get(rec.doc.profileKey);
       const reqs = requirementsOf(await this.mainText(rec), rec.doc.path, profile);
-      const scan = await scanSource(plan.source(), {
+      const scan = await this.pool.scan(plan.source(), {
         ids: reqs.map((r) => r.id),
         limits: this.limits,
         digest: plan.digest,
@@ -522,6 +524,7 @@ export class VerificationService {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.allSettled([...this.running]);
+    await this.pool.close();
   }
 
   /** Runs in flight (tests wait for them). */

@@ -4,7 +4,7 @@
  * files are read (a FIFO or a device would block a read), and version-control and
  * dependency folders are skipped: `.git`, `.hg`, `.svn`, `node_modules`.
  */
-import { opendir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Batch, ScanSource, SourceContext } from "./pool.js";
 
@@ -20,9 +20,10 @@ export function folderSource(root: string): ScanSource {
       while (stack.length > 0) {
         if (ctx.stopped()) return;
         const rel = stack.pop()!;
-        const dir = await opendir(join(root, rel), { bufferSize: 256 });
+        // One call per folder (not one promise per entry): the walk keeps ahead of the workers.
+        const entries = await readdir(join(root, rel), { withFileTypes: true });
         const subdirs: string[] = [];
-        for await (const ent of dir) {
+        for (const ent of entries) {
           const path = rel === "" ? ent.name : `${rel}/${ent.name}`;
           if (ent.isSymbolicLink()) ctx.skip("symlink", path);
           else if (ent.isDirectory()) {

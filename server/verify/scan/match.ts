@@ -43,10 +43,8 @@ function joinsBefore(b: number): boolean {
 }
 
 /** True when the first 8000 bytes hold a NUL byte (what git calls binary). */
-export function looksBinary(buf: Uint8Array): boolean {
-  const n = Math.min(buf.length, 8000);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
-  return false;
+export function looksBinary(buf: Buffer): boolean {
+  return buf.subarray(0, 8000).indexOf(0) !== -1;
 }
 
 const NL = 10;

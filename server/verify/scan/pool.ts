@@ -78,134 +78,206 @@ export interface ScanOptions {
   limits?: Partial<ScanLimits>;
   /** Hash every file read into `digest` (folder runs). */
   digest?: boolean;
-  /** Worker threads (default: the cores, at most 4). */
-  threads?: number;
   signal?: AbortSignal;
 }
 
-export async function scanSource(source: ScanSource, opts: ScanOptions): Promise<ScanResult> {
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const started = Date.now();
-  const deadline = started + limits.timeMs;
-  const result: ScanResult = {
-    hits: [],
-    files: 0,
-    bytes: 0,
-    binary: 0,
-    symlinks: 0,
-    special: 0,
-    too_large: [],
-    unreadable: [],
-    limits_hit: [],
-    duration_ms: 0,
-  };
-  const digests: Array<[string, string]> = [];
-  const limitHit = (l: string) => {
-    if (!result.limits_hit.includes(l)) result.limits_hit.push(l);
-  };
-  let stopped = false;
-  const stop = (l?: string) => {
-    if (l) limitHit(l);
-    stopped = true;
-  };
+/**
+ * Worker threads kept between scans (starting one costs more than scanning a small repo),
+ * stopped after `idleMs` without a scan. Scans run one at a time: a worker holds the IDs
+ * of the scan in progress.
+ */
+export class ScanPool {
+  private workers: Worker[] = [];
+  private idle: NodeJS.Timeout | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly size: number;
+  private closed = false;
 
-  const size = Math.max(1, opts.threads ?? Math.min(4, availableParallelism()));
-  const workers = Array.from({ length: size }, () => startWorker());
-  const init: WorkerRequest = {
-    type: "init",
-    ids: [...opts.ids],
-    maxFileBytes: limits.maxFileBytes,
-    digest: opts.digest ?? false,
-  };
-  for (const w of workers) w.postMessage(init);
-
-  const free: Worker[] = [...workers];
-  const waiting: Array<(w: Worker) => void> = [];
-  let inFlight = 0;
-  let failure: Error | undefined;
-  let drained: (() => void) | undefined;
-  const release = (w: Worker) => {
-    const next = waiting.shift();
-    if (next) next(w);
-    else free.push(w);
-    if (inFlight === 0) drained?.();
-  };
-  for (const w of workers) {
-    w.on("message", (out: BatchResult) => {
-      inFlight--;
-      result.files += out.files;
-      result.bytes += out.bytes;
-      result.binary += out.binary;
-      for (const h of out.hits) result.hits.push(h);
-      for (const t of out.tooLarge) result.too_large.push(t);
-      for (const u of out.unreadable) result.unreadable.push(u);
-      for (const d of out.digests) digests.push(d);
-      if (result.bytes > limits.maxBytes) stop("bytes");
-      release(w);
-    });
-    w.on("error", (err) => {
-      failure ??= err;
-      stop();
-      inFlight = 0;
-      drained?.();
-      for (const r of waiting.splice(0)) r(w);
-    });
+  constructor(opts: { threads?: number; idleMs?: number } = {}) {
+    this.size = Math.max(1, opts.threads ?? Math.min(4, availableParallelism()));
+    this.idleMs = opts.idleMs ?? 30_000;
   }
-  const timer = setTimeout(
-    () => {
-      stop("time");
-      // Workers still busy past the time limit are stopped, so nothing waits on them.
-      drained?.();
-      for (const r of waiting.splice(0)) r(workers[0]!);
-    },
-    Math.max(0, deadline - Date.now()),
-  );
-  const onAbort = () => stop("time");
-  opts.signal?.addEventListener("abort", onAbort);
 
-  const ctx: SourceContext = {
-    limits,
-    hit: limitHit,
-    skip(reason, path, sz) {
-      if (reason === "symlink") result.symlinks++;
-      else if (reason === "special") result.special++;
-      else result.too_large.push({ path, size: sz ?? 0 });
-      if (reason === "too_large" && opts.digest) digests.push([path, `size:${sz ?? 0}`]);
-    },
-    stopped: () => stopped,
-  };
+  private readonly idleMs: number;
 
-  let batchNo = 0;
-  try {
-    for await (const batch of source.batches(ctx)) {
-      if (stopped) break;
-      const w = free.pop() ?? (await new Promise<Worker>((r) => waiting.push(r)));
-      if (stopped) break;
-      inFlight++;
-      const n = ++batchNo;
-      if (batch.type === "paths")
-        w.postMessage({ type: "paths", batch: n, root: batch.root, paths: batch.paths });
-      // Copied, not transferred: small Buffers share Node's pool, which must not be detached.
-      else w.postMessage({ type: "blobs", batch: n, items: batch.items });
+  scan(source: ScanSource, opts: ScanOptions): Promise<ScanResult> {
+    const run = this.chain.then(() => this.run(source, opts));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.chain;
+    await this.stopWorkers();
+  }
+
+  private async stopWorkers(): Promise<void> {
+    clearTimeout(this.idle);
+    const ws = this.workers.splice(0);
+    await Promise.all(ws.map((w) => w.terminate()));
+  }
+
+  private take(): Worker[] {
+    if (this.closed) throw new Error("the scan pool is closed");
+    clearTimeout(this.idle);
+    while (this.workers.length < this.size) this.workers.push(startWorker());
+    for (const w of this.workers) w.ref();
+    return this.workers;
+  }
+
+  private putBack(): void {
+    for (const w of this.workers) w.unref();
+    this.idle = setTimeout(() => void this.stopWorkers(), this.idleMs);
+    this.idle.unref();
+  }
+
+  private async run(source: ScanSource, opts: ScanOptions): Promise<ScanResult> {
+    const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    const started = Date.now();
+    const deadline = started + limits.timeMs;
+    const result: ScanResult = {
+      hits: [],
+      files: 0,
+      bytes: 0,
+      binary: 0,
+      symlinks: 0,
+      special: 0,
+      too_large: [],
+      unreadable: [],
+      limits_hit: [],
+      duration_ms: 0,
+    };
+    const digests: Array<[string, string]> = [];
+    const limitHit = (l: string) => {
+      if (!result.limits_hit.includes(l)) result.limits_hit.push(l);
+    };
+    let stopped = false;
+    const stop = (l?: string) => {
+      if (l) limitHit(l);
+      stopped = true;
+    };
+
+    const workers = this.take();
+    const init: WorkerRequest = {
+      type: "init",
+      ids: [...opts.ids],
+      maxFileBytes: limits.maxFileBytes,
+      digest: opts.digest ?? false,
+    };
+    for (const w of workers) w.postMessage(init);
+
+    const free: Worker[] = [...workers];
+    const waiting: Array<(w: Worker | undefined) => void> = [];
+    let inFlight = 0;
+    let failure: Error | undefined;
+    let drained: (() => void) | undefined;
+    let timedOut = false;
+    const release = (w: Worker) => {
+      const next = waiting.shift();
+      if (next) next(w);
+      else free.push(w);
+      if (inFlight === 0) drained?.();
+    };
+    const listeners = workers.map((w) => {
+      const onMessage = (out: BatchResult) => {
+        inFlight--;
+        result.files += out.files;
+        result.bytes += out.bytes;
+        result.binary += out.binary;
+        for (const h of out.hits) result.hits.push(h);
+        for (const t of out.tooLarge) result.too_large.push(t);
+        for (const u of out.unreadable) result.unreadable.push(u);
+        for (const d of out.digests) digests.push(d);
+        if (result.bytes > limits.maxBytes) stop("bytes");
+        release(w);
+      };
+      const onError = (err: Error) => {
+        failure ??= err;
+        stop();
+        inFlight = 0;
+        drained?.();
+        for (const r of waiting.splice(0)) r(undefined);
+      };
+      w.on("message", onMessage);
+      w.on("error", onError);
+      return () => {
+        w.off("message", onMessage);
+        w.off("error", onError);
+      };
+    });
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        stop("time");
+        // Workers still busy past the time limit are stopped (and started afresh next time).
+        drained?.();
+        for (const r of waiting.splice(0)) r(undefined);
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    const onAbort = () => stop("time");
+    opts.signal?.addEventListener("abort", onAbort);
+
+    const ctx: SourceContext = {
+      limits,
+      hit: limitHit,
+      skip(reason, path, sz) {
+        if (reason === "symlink") result.symlinks++;
+        else if (reason === "special") result.special++;
+        else result.too_large.push({ path, size: sz ?? 0 });
+        if (reason === "too_large" && opts.digest) digests.push([path, `size:${sz ?? 0}`]);
+      },
+      stopped: () => stopped,
+    };
+
+    let batchNo = 0;
+    try {
+      for await (const batch of source.batches(ctx)) {
+        if (stopped) break;
+        const w = free.pop() ?? (await new Promise<Worker | undefined>((r) => waiting.push(r)));
+        if (stopped || !w) break;
+        inFlight++;
+        const n = ++batchNo;
+        if (batch.type === "paths")
+          w.postMessage({ type: "paths", batch: n, root: batch.root, paths: batch.paths });
+        // Copied, not transferred: small Buffers share Node's pool, which must not be detached.
+        else w.postMessage({ type: "blobs", batch: n, items: batch.items });
+      }
+      if (inFlight > 0 && !timedOut && !failure)
+        await new Promise<void>((r) => {
+          drained = r;
+          if (inFlight === 0) r();
+        });
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      for (const off of listeners) off();
+      if (timedOut || failure || inFlight > 0) await this.stopWorkers();
+      else this.putBack();
     }
-    if (inFlight > 0 && !result.limits_hit.includes("time"))
-      await new Promise<void>((r) => {
-        drained = r;
-        if (inFlight === 0) r();
-      });
+    if (failure) throw failure;
+    if (opts.digest) {
+      digests.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      const h = createHash("sha256");
+      for (const [p, d] of digests) h.update(`${d}  ${p}\n`);
+      result.digest = `sha256:${h.digest("hex")}`;
+    }
+    result.hits.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    result.duration_ms = Date.now() - started;
+    return result;
+  }
+}
+
+/** One scan on a pool of its own (closed after). */
+export async function scanSource(
+  source: ScanSource,
+  opts: ScanOptions & { threads?: number },
+): Promise<ScanResult> {
+  const pool = new ScanPool({ threads: opts.threads });
+  try {
+    return await pool.scan(source, opts);
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener("abort", onAbort);
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
-  if (failure) throw failure;
-  if (opts.digest) {
-    digests.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const h = createHash("sha256");
-    for (const [p, d] of digests) h.update(`${d}  ${p}\n`);
-    result.digest = `sha256:${h.digest("hex")}`;
-  }
-  result.hits.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
-  result.duration_ms = Date.now() - started;
-  return result;
 }
