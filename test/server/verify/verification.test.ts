@@ -233,6 +233,11 @@ for (const kind of DB_KINDS) {
       expect(limited.limits_hit).toEqual(["files"]);
       t.services.verify.limits = { maxBytes: 10 };
       expect((await verify({ path: folder(SHOP_CODE) })).limits_hit).toContain("bytes");
+      // Out of time at once: the run still finishes, and says what it hit.
+      t.services.verify.limits = { timeMs: 0 };
+      const late = await verify({ target: repo(SHOP_CODE) });
+      expect(late.status).toBe("done");
+      expect(late.limits_hit).toEqual(["time"]);
     });
 
     it("a claim replaces the derived targets of its trace ID; its quote must appear exactly once", async () => {
