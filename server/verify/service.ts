@@ -106,6 +106,9 @@ function lineAt(buf: Buffer, offset: number): number {
   return line;
 }
 
+/** Longer than any run may take (scan time limit, then model checks): a run queued this long is orphaned. */
+const ORPHAN_AFTER_MS = 60 * 60 * 1000;
+
 interface ClaimInput {
   trace_id: string;
   targets: Array<{ kind: string; path: string; quote: string }>;
@@ -508,16 +511,37 @@ export class VerificationService {
   async get(runId: string): Promise<VerificationRow> {
     const [row] = await this.o.db.select().from(verificationRuns).where(eq(verificationRuns.id, runId));
     if (!row) throw new NotFoundError("verification run", runId);
-    return row;
+    return this.orphaned(row) ? this.failOrphan(row) : row;
+  }
+
+  /**
+   * A run still `queued` long after any run could take (the service that ran it stopped):
+   * it will never finish, so it is failed rather than followed forever.
+   */
+  private orphaned(row: VerificationRow): boolean {
+    return (
+      row.status === "queued" && this.o.clock.now().getTime() - row.createdAt.getTime() > ORPHAN_AFTER_MS
+    );
+  }
+
+  private async failOrphan(row: VerificationRow): Promise<VerificationRow> {
+    const error = "the run did not finish: the service running it stopped";
+    const finishedAt = this.o.clock.now();
+    await this.o.db
+      .update(verificationRuns)
+      .set({ status: "failed", error, finishedAt })
+      .where(and(eq(verificationRuns.id, row.id), eq(verificationRuns.status, "queued")));
+    return { ...row, status: "failed", error, finishedAt };
   }
 
   async list(docId: string): Promise<VerificationRow[]> {
     await this.o.store.doc(docId);
-    return this.o.db
+    const rows = await this.o.db
       .select()
       .from(verificationRuns)
       .where(eq(verificationRuns.docId, docId))
       .orderBy(desc(verificationRuns.createdAt), desc(verificationRuns.id));
+    return Promise.all(rows.map((r) => (this.orphaned(r) ? this.failOrphan(r) : r)));
   }
 
   /** Wait for runs in flight (closing the service graph). */

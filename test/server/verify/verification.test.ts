@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writ
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../../helpers/app.js";
+import { verificationRuns } from "../../../server/db/schema.js";
 import { SHOP_CODE, commitAll, git, makeRepo, tempFolder, writeFiles } from "./git-helpers.js";
 
 const FIXTURE = resolve(import.meta.dirname, "../../../fixtures/verify");
@@ -318,6 +319,25 @@ for (const kind of DB_KINDS) {
       );
       expect(put.status, await put.text()).toBe(200);
       expect((await json<Run>(t.req("GET", `/verifications/${run.id}`))).bundle_changed).toBe(true);
+    });
+
+    it("answers a run orphaned by a stopped service as failed, not queued forever", async () => {
+      const bundleId = (await json<{ bundle_id: string }>(t.req("GET", `/docs/${docId}`))).bundle_id;
+      const id = "5b7e0c2a-1f3d-4e6a-8b9c-0d1e2f3a4b5c";
+      await t.database.db.insert(verificationRuns).values({
+        id,
+        docId,
+        bundleId,
+        versionNumber: 1,
+        status: "queued",
+        target: { kind: "folder", path: "/srv/shop", name: "/srv/shop" },
+        createdBy: "admin",
+        createdAt: new Date(Date.now() - 2 * 3600_000),
+      });
+      const run = await json<Run>(t.req("GET", `/verifications/${id}`));
+      expect(run).toMatchObject({ status: "failed", error: expect.stringMatching(/did not finish/) });
+      const events = parseSse(await (await t.req("GET", `/verifications/${id}/events`)).text());
+      expect(events.map((e) => e.name)).toEqual(["failed"]);
     });
 
     it("resolves pasted targets and offers defaults: the implemented-by link first, else the last run's", async () => {
