@@ -15,12 +15,9 @@ export const VerificationTargetSchema = z
     holds: z.boolean().optional(),
     fault: z.string().optional().openapi({ description: "why the target does not hold" }),
     provenance: z.string().optional().openapi({ example: "claim", description: "`scan` or `claim`" }),
-    changed: z
-      .boolean()
-      .optional()
-      .openapi({
-        description: "the file changed between the base commit and the commit read (ranked first)",
-      }),
+    changed: z.boolean().optional().openapi({
+      description: "the file changed between the base commit and the commit read (ranked first)",
+    }),
   })
   .openapi("VerificationTarget");
 
@@ -96,12 +93,9 @@ export const VerificationRunSchema = z
     target_kind: z.enum(["repo", "folder"]).optional(),
     pull_request: z.int().optional(),
     version_number: z.int().optional().openapi({ description: "the bundle version the run checked" }),
-    check: z
-      .enum(["model", "presence"])
-      .optional()
-      .openapi({
-        description: "`model`: targets checked against the requirement; `presence`: no model, presence only",
-      }),
+    check: z.enum(["model", "presence"]).optional().openapi({
+      description: "`model`: targets checked against the requirement; `presence`: no model, presence only",
+    }),
     model: z.string().optional(),
     note: z.string().optional(),
     scan: z

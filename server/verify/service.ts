@@ -541,7 +541,7 @@ export class VerificationService {
       .from(verificationRuns)
       .where(eq(verificationRuns.docId, docId))
       .orderBy(desc(verificationRuns.createdAt), desc(verificationRuns.id));
-    return Promise.all(rows.map((r) => (this.orphaned(r) ? this.failOrphan(r) : r)));
+    return Promise.all(rows.map((r) => (this.orphaned(r) ? this.failOrphan(r) : Promise.resolve(r))));
   }
 
   /** Wait for runs in flight (closing the service graph). */
