@@ -36,6 +36,9 @@ import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
+import { VerificationService } from "./verify/service.js";
+import type { VerifyPorts } from "./verify/ports.js";
+import { verifyRoots } from "./verify/roots.js";
 
 export interface ServicesConfig {
   /**
@@ -83,6 +86,8 @@ export interface ServicesConfig {
   guestAuth?: Authenticator;
   /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
   passwordCost?: number;
+  /** Handoff and verification: the threads, repo-host reader and waiver ports (server/verify/ports.ts). */
+  verify?: Partial<VerifyPorts>;
 }
 
 export interface Services extends Deps {
@@ -181,6 +186,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     await store.start();
 
     const bus = new InProcessBus();
+    const verify = new VerificationService({
+      ...{ db, store, profiles, models, budget, bus, clock, logger },
+      mode: config.mode,
+      roots: verifyRoots(config.mode, config.folder),
+      ports: config.verify,
+    });
+    undo.push(() => verify.stop());
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
@@ -195,6 +207,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       bus,
       heavy,
       mcp: new McpConnections({ db, box, clock, logger }),
+      verify,
       auth:
         config.auth ??
         (config.mode === "local"

@@ -670,3 +670,117 @@ export const inboxItems = pgTable(
   },
   (t) => [index("inbox_items_user").on(t.userId, t.createdAt)],
 );
+
+// ---- verify: handoffs, handoff reports, verification runs and their events, verification waivers (server/handoff, server/verify) ----
+
+/** A build packet a builder took (docs/handoff.md): the version, and the verdict it was taken at. */
+export const handoffs = pgTable(
+  "handoffs",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionId: uuid("version_id").notNull(),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    label: text("label").notNull(),
+    acknowledged: boolean("acknowledged").notNull(),
+    verdict: jsonb("verdict").$type<Verdict>(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("handoffs_doc_created").on(t.docId, t.createdAt)],
+);
+
+/** What a build learned, sent back against a handoff (`built`, `partial`, `blocked`). */
+export const handoffReports = pgTable(
+  "handoff_reports",
+  {
+    id: uuid("id").primaryKey(),
+    handoffId: uuid("handoff_id")
+      .notNull()
+      .references(() => handoffs.id, { onDelete: "cascade" }),
+    result: text("result").notNull(),
+    body: text("body").notNull(),
+    anchor: jsonb("anchor").$type<{ heading_path: string[] }>(),
+    threadId: uuid("thread_id"),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("handoff_reports_handoff").on(t.handoffId, t.createdAt)],
+);
+
+/** One verification of a code repo at a commit, or a folder, against a bundle's trace IDs (docs/verification.md). */
+export const verificationRuns = pgTable(
+  "verification_runs",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    status: text("status").notNull(),
+    verdict: text("verdict"),
+    /** What the run reads: `{kind, repo?, sha?, path?, branch?, base_sha?, pull_request?}`. */
+    target: jsonb("target").$type<Record<string, unknown>>().notNull(),
+    handoffId: uuid("handoff_id"),
+    claims: jsonb("claims").$type<unknown[]>().notNull().default([]),
+    outcomes: jsonb("outcomes").$type<unknown[]>().notNull().default([]),
+    /** The rest of the finished run: digest, unverified IDs, limits hit, check mode, counts. */
+    result: jsonb("result").$type<Record<string, unknown>>().notNull().default({}),
+    error: text("error"),
+    openedBlockingThread: boolean("opened_blocking_thread").notNull().default(false),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [index("verification_runs_doc_created").on(t.docId, t.createdAt)],
+);
+
+/** Server-sent events of a verification run, kept so a client can resume with Last-Event-ID. */
+export const verificationEvents = pgTable(
+  "verification_events",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => verificationRuns.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    name: text("name").notNull(),
+    data: jsonb("data").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/** A request to excuse one trace ID in one code repo or folder; never written to the sidecar. */
+export const verificationWaivers = pgTable(
+  "verification_waivers",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    traceId: text("trace_id").notNull(),
+    /** The repo (`owner/name`) or the folder, as the run names it. */
+    repo: text("repo").notNull(),
+    reason: text("reason").notNull(),
+    runId: uuid("run_id"),
+    /** `requested`, `approved`, `rejected`. */
+    status: text("status").notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: ts("decided_at"),
+    rejectionReason: text("rejection_reason"),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("verification_waivers_doc").on(t.docId, t.traceId)],
+);
