@@ -36,6 +36,7 @@ import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
+import { ThreadService } from "./threads/service.js";
 
 export interface ServicesConfig {
   /**
@@ -184,7 +185,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
-    const graph: Omit<Deps, "review"> = {
+    const graph: Omit<Deps, "review" | "threads"> = {
       db,
       store,
       profiles,
@@ -211,6 +212,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
     const deps = graph as Deps;
     deps.review = new ReviewService(deps);
+    // Threads follow new versions (re-anchoring) and answer in the background: stop both on close.
+    deps.threads = new ThreadService(deps);
+    await deps.threads.start();
+    undo.push(async () => {
+      deps.threads.stop();
+      await deps.threads.idle();
+    });
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {
