@@ -33,13 +33,24 @@ function shapeError(kind: AnchorKind, fields: string): ValidationError {
 /** A text anchor of the doc's current version, or the problem with it. */
 async function textAnchor(d: Deps, rec: DocRecord, a: Record<string, unknown>): Promise<CheckedAnchor> {
   const { file, start, end, quote } = a;
-  if (typeof file !== "string" || typeof start !== "number" || typeof end !== "number" || typeof quote !== "string")
+  if (
+    typeof file !== "string" ||
+    typeof start !== "number" ||
+    typeof end !== "number" ||
+    typeof quote !== "string"
+  )
     throw shapeError("text", "file, heading_path, quote, prefix, suffix, start and end");
-  if (quote === "") throw new ValidationError("the anchor's quote is empty", [{ field: "body.anchor.quote", message: "empty" }]);
+  if (quote === "")
+    throw new ValidationError("the anchor's quote is empty", [
+      { field: "body.anchor.quote", message: "empty" },
+    ]);
   const path = file === "" ? rec.doc.path : file;
   const listed = await d.store.manifest(rec.head.id);
   if (!listed.some((f) => f.path === path))
-    throw new ApiError("anchor_file_not_found", `version ${rec.head.number} has no file ${JSON.stringify(path)}`);
+    throw new ApiError(
+      "anchor_file_not_found",
+      `version ${rec.head.number} has no file ${JSON.stringify(path)}`,
+    );
   const { bytes } = await d.store.fileBytes(rec.head.id, path);
   if (start < 0 || end < start || end > bytes.length)
     throw new ApiError(
@@ -61,7 +72,10 @@ async function textAnchor(d: Deps, rec: DocRecord, a: Record<string, unknown>): 
       end,
     });
     if (anchor.detached)
-      throw new ApiError("anchor_quote_not_found", `${path} has no ${JSON.stringify(quote.slice(0, 80))} in version ${rec.head.number}`);
+      throw new ApiError(
+        "anchor_quote_not_found",
+        `${path} has no ${JSON.stringify(quote.slice(0, 80))} in version ${rec.head.number}`,
+      );
   }
   return { anchor: { ...anchor }, versionId: rec.head.id, versionNumber: rec.head.number };
 }
@@ -73,7 +87,10 @@ async function sectionAnchor(d: Deps, rec: DocRecord, a: Record<string, unknown>
   const wanted = a.heading_path.map(normalizeTitle).join("\u0000");
   const found = doc.sections.find((s) => s.heading_path.map(normalizeTitle).join("\u0000") === wanted);
   if (!found || a.heading_path.length === 0)
-    throw new ApiError("section_not_found", `the doc has no section ${a.heading_path.join(" › ") || "(empty path)"}`);
+    throw new ApiError(
+      "section_not_found",
+      `the doc has no section ${a.heading_path.join(" › ") || "(empty path)"}`,
+    );
   return { anchor: { heading_path: found.heading_path } };
 }
 
@@ -109,7 +126,12 @@ function checkKindAnchor(d: Deps, profileKey: string, a: Record<string, unknown>
 }
 
 /** The anchor to store for a new thread on `rec`, or the problem+json error that says why not. */
-export function checkThreadAnchor(d: Deps, rec: DocRecord, kind: AnchorKind, anchor: unknown): Promise<CheckedAnchor> {
+export function checkThreadAnchor(
+  d: Deps,
+  rec: DocRecord,
+  kind: AnchorKind,
+  anchor: unknown,
+): Promise<CheckedAnchor> {
   const a = (anchor ?? {}) as Record<string, unknown>;
   switch (kind) {
     case "text":

@@ -18,7 +18,10 @@ import { bundles, runs, threads } from "../db/schema.js";
 import type { RunService } from "../runs.js";
 
 /** The doc's threads as `countBlockingThreads` reads them. */
-export async function blockingThreadsOf(db: Db, docId: string): Promise<Array<{ blocking: boolean; status: string }>> {
+export async function blockingThreadsOf(
+  db: Db,
+  docId: string,
+): Promise<Array<{ blocking: boolean; status: string }>> {
   return db
     .select({ blocking: threads.blocking, status: threads.status })
     .from(threads)
@@ -40,7 +43,8 @@ export function withBlocking(v: Verdict, blocking: number): Verdict {
     ...v,
     blocking_threads: blocking,
     score: Math.round(100 * factor),
-    result: v.result === "stale" ? "stale" : v.must === 0 && blocking === 0 ? "build_ready" : "not_build_ready",
+    result:
+      v.result === "stale" ? "stale" : v.must === 0 && blocking === 0 ? "build_ready" : "not_build_ready",
   };
 }
 
@@ -56,7 +60,10 @@ export async function restampVerdicts(db: Db, runService: RunService, docId: str
   for (const r of rows) {
     bundleId = r.bundleId;
     if (!r.verdict || r.verdict.blocking_threads === count) continue;
-    await db.update(runs).set({ verdict: withBlocking(r.verdict, count) }).where(eq(runs.id, r.id));
+    await db
+      .update(runs)
+      .set({ verdict: withBlocking(r.verdict, count) })
+      .where(eq(runs.id, r.id));
   }
   if (bundleId) runService.changed(bundleId, docId);
 }

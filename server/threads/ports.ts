@@ -50,7 +50,10 @@ export async function openSystemThread(d: Deps, t: SystemThread): Promise<Thread
 }
 
 /** The doc's first heading as a section anchor; a doc without headings gets its first non-empty line as text. */
-async function defaultAnchor(d: Deps, docId: string): Promise<{ kind: NewThread["anchor_kind"]; value: unknown }> {
+async function defaultAnchor(
+  d: Deps,
+  docId: string,
+): Promise<{ kind: NewThread["anchor_kind"]; value: unknown }> {
   const rec = await d.store.doc(docId);
   const { bytes } = await d.store.fileBytes(rec.head.id, rec.doc.path);
   const doc = parseMarkdown(decodeText(bytes).text);

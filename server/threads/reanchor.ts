@@ -33,7 +33,8 @@ export class Reanchorer {
   ) {}
 
   private readonly onVersion = (ev: VersionEvent) => {
-    this.enqueue({
+    // enqueue never rejects (failures are logged) and idle() waits for it.
+    void this.enqueue({
       docId: ev.docId,
       versionId: ev.version.id,
       versionNumber: ev.version.number,
@@ -120,8 +121,7 @@ export class Reanchorer {
     for (const list of groups.values()) {
       const file = String(list[0]!.anchor.file);
       const anchors = list.map((r) => r.anchor as unknown as Anchor);
-      const after =
-        t.mainBytes && t.mainPath === file ? t.mainBytes : await this.bytesOf(t.versionId, file);
+      const after = t.mainBytes && t.mainPath === file ? t.mainBytes : await this.bytesOf(t.versionId, file);
       if (!after) {
         // The file is gone from this version: nothing to point at.
         list.forEach((r, i) => updates.push({ id: r.id, anchor: { ...anchors[i]!, detached: true } }));

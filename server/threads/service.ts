@@ -228,7 +228,14 @@ export class ThreadService {
     return this.get(id);
   }
 
-  private messageRow(threadId: string, seq: number, author: Author, body: string, now: Date, sources: string[] = []) {
+  private messageRow(
+    threadId: string,
+    seq: number,
+    author: Author,
+    body: string,
+    now: Date,
+    sources: string[] = [],
+  ) {
     return {
       id: randomUUID(),
       threadId,
@@ -280,10 +287,19 @@ export class ThreadService {
   /** Post a message; in a thread for the AI, the AI's answer follows (see `answered`). */
   async post(author: Author, threadId: string, body: string): Promise<MessageApi> {
     const t = await this.thread(threadId);
-    if (t.status !== "open") throw new ApiError("thread_resolved", `thread ${threadId} is resolved; reopen it to post`);
+    if (t.status !== "open")
+      throw new ApiError("thread_resolved", `thread ${threadId} is resolved; reopen it to post`);
     const ai = t.addressedTo === "ai";
-    const row = await this.append(threadId, author, body, { requireOpen: true, ...(ai ? { answering: true } : {}) });
-    await this.notifyMentions(author, { id: t.id, bundleId: t.bundleId, docId: t.docId, title: t.title }, body, row.id);
+    const row = await this.append(threadId, author, body, {
+      requireOpen: true,
+      ...(ai ? { answering: true } : {}),
+    });
+    await this.notifyMentions(
+      author,
+      { id: t.id, bundleId: t.bundleId, docId: t.docId, title: t.title },
+      body,
+      row.id,
+    );
     if (ai) this.queueAnswer(threadId);
     return messageView(row);
   }
@@ -296,7 +312,10 @@ export class ThreadService {
       .from(threadMessages)
       .where(eq(threadMessages.id, messageId));
     if (!m || m.threadId !== threadId)
-      throw new ApiError("message_not_in_thread", `message ${messageId} is not a message of thread ${threadId}`);
+      throw new ApiError(
+        "message_not_in_thread",
+        `message ${messageId} is not a message of thread ${threadId}`,
+      );
     if (t.decisionMessageId === messageId)
       throw new ApiError("already_decided", `message ${messageId} is the thread's decision already`);
     await this.db.transaction(async (tx) => {
@@ -417,7 +436,10 @@ export class ThreadService {
   // ------------------------------------------------------------------ ports
 
   /** Open threads that have a reply and no decision, of the threads `actorId` opened (for next_action). */
-  async toDecide(actorId: string, docId?: string): Promise<Array<{ id: string; doc_id: string; title: string }>> {
+  async toDecide(
+    actorId: string,
+    docId?: string,
+  ): Promise<Array<{ id: string; doc_id: string; title: string }>> {
     const rows = await this.db
       .select({ id: threads.id, docId: threads.docId, title: threads.title })
       .from(threads)
