@@ -59,7 +59,8 @@ describe.each(DB_KINDS)("AI answers in threads on %s", (kind) => {
       json:
         req.body.response_format?.json_schema?.name === "thread_answer"
           ? {
-              answer: "From the ledger: the balance is the sum of settled entries, paid out within 2 business days.",
+              answer:
+                "From the ledger: the balance is the sum of settled entries, paid out within 2 business days.",
               quotes: [
                 "the balance is the sum of settled entries",
                 "Payouts MUST reach the seller within 2 business days.",
@@ -83,7 +84,10 @@ describe.each(DB_KINDS)("AI answers in threads on %s", (kind) => {
       author_kind: "ai",
       author_name: "AI reviewer",
       body: expect.stringContaining("sum of settled entries") as unknown,
-      sources: ["the balance is the sum of settled entries", "Payouts MUST reach the seller within 2 business days."],
+      sources: [
+        "the balance is the sum of settled entries",
+        "Payouts MUST reach the seller within 2 business days.",
+      ],
       decision: "",
     });
     // The model read the linked design and the thread, fenced as data, with the reviewer's model.
@@ -95,7 +99,12 @@ describe.each(DB_KINDS)("AI answers in threads on %s", (kind) => {
     // The owner's inbox has the answer.
     const inbox = await t.database.db.select().from(inboxItems).where(eq(inboxItems.threadId, th.id));
     expect(inbox).toEqual([
-      expect.objectContaining({ userId: "admin", kind: "ai_answer", messageId: done.messages[1]!.id, actorId: "ai" }),
+      expect.objectContaining({
+        userId: "admin",
+        kind: "ai_answer",
+        messageId: done.messages[1]!.id,
+        actorId: "ai",
+      }),
     ]);
 
     // A follow-up is answered too, in order, with the whole thread as context.
@@ -114,11 +123,16 @@ describe.each(DB_KINDS)("AI answers in threads on %s", (kind) => {
     let got = await read(th.id);
     expect(got.answering).toBe(false);
     expect(got.messages.map((m) => m.body)).toEqual(["Is 2 business days counted from the sale?"]);
-    expect(got.ai_error).toMatch(/No model is configured for the reviewer role.*PUT \/admin\/roles\/reviewer/);
+    expect(got.ai_error).toMatch(
+      /No model is configured for the reviewer role.*PUT \/admin\/roles\/reviewer/,
+    );
     expect(fake.completions).toHaveLength(0);
 
     await configureModels(t, fake.baseUrl);
-    fake.handler = () => ({ status: 400, body: { error: { message: "model not found", type: "invalid_request_error" } } });
+    fake.handler = () => ({
+      status: 400,
+      body: { error: { message: "model not found", type: "invalid_request_error" } },
+    });
     expect((await t.req("POST", `/threads/${th.id}/messages`, { body: "Anyone?" })).status).toBe(201);
     await t.services.threads.answered(th.id);
     got = await read(th.id);
