@@ -67,6 +67,9 @@ interface Seed {
   runId: string;
   hiddenRunId: string;
   findingId: string;
+  /** A thread on each bundle. */
+  threadId: string;
+  hiddenThreadId: string;
 }
 
 describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
@@ -128,6 +131,23 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
     const findings = await json<{ items: Array<{ id: string }> }>(
       t.req("GET", `/runs/${runId}/findings`, undefined, as("author")),
     );
+    const threadOn = async (d: SpecDoc) =>
+      (
+        await json<{ id: string }>(
+          t.req(
+            "POST",
+            `/docs/${d.id}/threads`,
+            {
+              anchor_kind: "check",
+              anchor: { check_slug: "goals" },
+              addressed_to: "humans",
+              title: "Goals",
+              body: "Which?",
+            },
+            as("author"),
+          ),
+        )
+      ).id;
     return {
       shared,
       hidden,
@@ -136,6 +156,8 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       runId,
       hiddenRunId: await runOf(hidden),
       findingId: findings.items[0]!.id,
+      threadId: await threadOn(shared),
+      hiddenThreadId: await threadOn(hidden),
     };
   }
 
@@ -148,6 +170,7 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       if (name === "docId") return target.id;
       if (name === "runId" && template.startsWith("/runs/")) return runId;
       if (name === "findingId") return s.findingId;
+      if (name === "threadId") return target === s.hidden ? s.hiddenThreadId : s.threadId;
       if (name === "key") return "prd";
       if (name === "token") return s.token;
       seeded = false;
