@@ -10,6 +10,7 @@ import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../../helper
 import type { SpecDoc } from "../../helpers/types.js";
 import type { MessageSchema, ThreadSchema } from "../../../server/schemas/threads.js";
 import { threadMessages, threads } from "../../../server/db/schema.js";
+import { openSystemThread, threadsToDecide } from "../../../server/threads/ports.js";
 import { PRD, docBySlug, payoutsFolder, save, textAnchor } from "./fixture.js";
 
 type Thread = z.infer<typeof ThreadSchema>;
@@ -392,5 +393,40 @@ describe.each(DB_KINDS)("threads on a doc on %s", (kind) => {
       file: "notes.md",
       detached: true,
     });
+  });
+
+  it("ports: the service opens a blocking thread for a handoff; threads awaiting the opener's decision are listed", async () => {
+    const handoffId = "5f0c7a52-3c1e-4d6b-9a51-0d2f4e8b7c11";
+    const sys = await openSystemThread(t.services, {
+      docId: doc.id,
+      body: "The build is blocked: REQ-003 does not say who is told of a failed payout.",
+      blocking: true,
+      handoffId,
+      handoffVersion: 1,
+    });
+    expect(sys).toMatchObject({
+      anchor_kind: "section",
+      anchor: { heading_path: ["Payouts 💸"] },
+      blocking: true,
+      handoff_id: handoffId,
+      handoff_version: 1,
+      created_by: "spec-review",
+      title: "The build is blocked: REQ-003 does not say who is told of a failed payout.",
+    });
+    expect(sys.messages[0]).toMatchObject({ author_kind: "ai", author_name: "spec-review" });
+    expect((await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`))).verdict).toMatchObject({
+      result: "not_build_ready",
+      blocking_threads: 1,
+    });
+
+    const mine = await openText("retried once");
+    expect(await threadsToDecide(t.services, "admin")).toEqual([]);
+    await t.services.threads.post({ id: "u-2", name: "Bo", kind: "user" }, mine.id, "Twice would be safer.");
+    expect(await threadsToDecide(t.services, "admin", doc.id)).toEqual([
+      { id: mine.id, doc_id: doc.id, title: mine.title },
+    ]);
+    const answer = (await json<Thread>(t.req("GET", `/threads/${mine.id}`))).messages[1]!;
+    await t.req("POST", `/threads/${mine.id}/decision`, { message_id: answer.id });
+    expect(await threadsToDecide(t.services, "admin")).toEqual([]);
   });
 });
