@@ -37,6 +37,7 @@ import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
 import { ThreadService } from "./threads/service.js";
+import { Reanchorer } from "./threads/reanchor.js";
 
 export interface ServicesConfig {
   /**
@@ -179,6 +180,14 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => store.stop());
     undo.push(() => runs.stop());
     undo.push(() => index.stop());
+    // Threads follow every new version, the first scan's too (files edited while stopped).
+    const reanchor = new Reanchorer(db, store, logger);
+    await reanchor.load();
+    reanchor.listen();
+    undo.push(async () => {
+      reanchor.stop();
+      await reanchor.idle();
+    });
     await store.start();
 
     const bus = new InProcessBus();
@@ -212,13 +221,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
     const deps = graph as Deps;
     deps.review = new ReviewService(deps);
-    // Threads follow new versions (re-anchoring) and answer in the background: stop both on close.
-    deps.threads = new ThreadService(deps);
+    // AI answers run in the background: wait for them on close.
+    deps.threads = new ThreadService(deps, reanchor);
     await deps.threads.start();
-    undo.push(async () => {
-      deps.threads.stop();
-      await deps.threads.idle();
-    });
+    undo.push(() => deps.threads.idle());
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {

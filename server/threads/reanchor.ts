@@ -32,7 +32,29 @@ export class Reanchorer {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Docs with open text threads, read at start: a first scan records a version of every
+   * bundle at once (`bulk`), and most have no thread, so those skip the query. Other
+   * versions always query (another instance may have opened a thread since).
+   */
+  private withThreads = new Set<string>();
+
+  /** Read which docs have open text threads (before the store's first scan). */
+  async load(): Promise<void> {
+    const rows = await this.db
+      .selectDistinct({ docId: threads.docId })
+      .from(threads)
+      .where(and(eq(threads.anchorKind, "text"), eq(threads.status, "open")));
+    this.withThreads = new Set(rows.flatMap((r) => (r.docId ? [r.docId] : [])));
+  }
+
+  /** Bring the doc's threads along even on bulk versions from now on (a text thread opened or reopened). */
+  watch(docId: string): void {
+    this.withThreads.add(docId);
+  }
+
   private readonly onVersion = (ev: VersionEvent) => {
+    if (ev.bulk && !this.withThreads.has(ev.docId)) return;
     // enqueue never rejects (failures are logged) and idle() waits for it.
     void this.enqueue({
       docId: ev.docId,

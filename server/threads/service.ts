@@ -74,8 +74,12 @@ export class ThreadService {
   private readonly answers = new Map<string, Promise<void>>();
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly deps: Deps) {
-    this.reanchor = new Reanchorer(deps.db, deps.store, deps.logger);
+  /** `reanchor`: the graph's, listening since before the store's first scan; default: a new one. */
+  constructor(
+    private readonly deps: Deps,
+    reanchor?: Reanchorer,
+  ) {
+    this.reanchor = reanchor ?? new Reanchorer(deps.db, deps.store, deps.logger);
     this.ai = new ThreadAi(deps);
   }
 
@@ -83,17 +87,12 @@ export class ThreadService {
     return this.deps.db;
   }
 
-  /** Follow new versions; answers left half-written by a stopped service say so. */
+  /** Answers left half-written by a stopped service say so. */
   async start(): Promise<void> {
-    this.reanchor.listen();
     await this.db
       .update(threads)
       .set({ answering: false, aiError: "The service stopped while the AI was answering; post again." })
       .where(eq(threads.answering, true));
-  }
-
-  stop(): void {
-    this.reanchor.stop();
   }
 
   /** Resolves when no re-anchoring and no AI answer is queued or running. */
@@ -188,7 +187,10 @@ export class ThreadService {
     await this.notifyMentions(author, { id, bundleId: rec.bundle.id, docId, title: body.title }, body.body);
     if (body.blocking) await restampVerdicts(this.db, this.deps.runs, docId);
     // The head may have moved while the anchor was checked: bring it along.
-    if (checked.versionId) this.track(this.reanchor.catchUp(docId));
+    if (checked.versionId) {
+      this.reanchor.watch(docId);
+      this.track(this.reanchor.catchUp(docId));
+    }
     if (ai) this.queueAnswer(id);
     return this.get(id);
   }
@@ -345,7 +347,10 @@ export class ThreadService {
       if (t.docId) {
         if (t.blocking) await restampVerdicts(this.db, this.deps.runs, t.docId);
         // A resolved thread's anchor stood still: find it in the current version.
-        if (open && t.anchorKind === "text") await this.reanchor.catchUp(t.docId);
+        if (open && t.anchorKind === "text") {
+          this.reanchor.watch(t.docId);
+          await this.reanchor.catchUp(t.docId);
+        }
       }
     }
     return this.get(threadId);

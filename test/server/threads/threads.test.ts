@@ -11,6 +11,10 @@ import type { SpecDoc } from "../../helpers/types.js";
 import type { MessageSchema, ThreadSchema } from "../../../server/schemas/threads.js";
 import { threadMessages, threads } from "../../../server/db/schema.js";
 import { openSystemThread, threadsToDecide } from "../../../server/threads/ports.js";
+import { createServices } from "../../../server/services.js";
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { PRD, docBySlug, payoutsFolder, save, textAnchor } from "./fixture.js";
 
 type Thread = z.infer<typeof ThreadSchema>;
@@ -428,5 +432,32 @@ describe.each(DB_KINDS)("threads on a doc on %s", (kind) => {
     const answer = (await json<Thread>(t.req("GET", `/threads/${mine.id}`))).messages[1]!;
     await t.req("POST", `/threads/${mine.id}/decision`, { message_id: answer.id });
     expect(await threadsToDecide(t.services, "admin")).toEqual([]);
+  });
+
+  it("re-anchors after a restart when the file was edited on disk while the service was stopped", async () => {
+    const th = await openText("retried once");
+    await t.services.close();
+    const edited = PRD.replace(
+      "## Problem\r\n",
+      "## Problem\r\n\r\nEdited offline ✍️ while the server was down.\r\n",
+    );
+    writeFileSync(join(t.root, "payouts/prd.md"), edited);
+    const again = await createServices({
+      mode: "local",
+      folder: t.root,
+      database: t.database,
+      secretKey: randomBytes(32),
+      profilesDir: resolve(import.meta.dirname, "../../../profiles"),
+      serverVersion: "0.0.0-test",
+    });
+    try {
+      await again.threads.idle();
+      const moved = (await again.threads.get(th.id)).anchor as TextAnchor;
+      expect(moved.detached).toBeUndefined();
+      expect(bytesOf(edited, moved)).toBe("retried once");
+      expect(moved.start).toBe(enc.encode(edited.slice(0, edited.indexOf("retried once"))).length);
+    } finally {
+      await again.close();
+    }
   });
 });
