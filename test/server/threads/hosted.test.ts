@@ -244,4 +244,19 @@ describe.each(DB_KINDS)("threads in hosted mode on %s", (kind) => {
       "forbidden",
     );
   });
+
+  it("text anchors follow saves in the database store", async () => {
+    const th = await json<Thread>(t.req("POST", `/docs/${doc.id}/threads`, body("humans"), as("member")));
+    const edited = PRD.replace("- REQ-001", "- REQ-000: Payouts MUST be idempotent 🔁.\r\n- REQ-001");
+    await save(t, doc, edited, as("author"));
+    await t.services.threads.idle();
+    const a = (await json<Thread>(t.req("GET", `/threads/${th.id}`, undefined, as("member")))).anchor as {
+      start: number;
+      end: number;
+      detached?: boolean;
+    };
+    const bytes = new TextEncoder().encode(edited);
+    expect(a.detached).toBeUndefined();
+    expect(new TextDecoder().decode(bytes.subarray(a.start, a.end))).toBe("within 2 business days");
+  });
 });
