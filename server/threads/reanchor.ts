@@ -4,7 +4,7 @@
  * the new offsets, or marked `detached: true`. Work is queued per doc, so two quick saves
  * re-anchor in order; `idle()` waits for all of it (tests, shutdown).
  */
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { reanchorMany, type Anchor } from "../../core/anchor/index.js";
 import { decodeText } from "../../core/lint/engine.js";
 import { parseMarkdown } from "../../core/markdown/document.js";
@@ -140,6 +140,7 @@ export class Reanchorer {
       else groups.set(key, [r]);
     }
     const updates: Array<{ id: string; anchor: Anchor }> = [];
+    const unchanged: string[] = [];
     for (const list of groups.values()) {
       const file = String(list[0]!.anchor.file);
       const anchors = list.map((r) => r.anchor as unknown as Anchor);
@@ -153,24 +154,57 @@ export class Reanchorer {
       const before = from ? await this.bytesOf(from, file) : undefined;
       const doc = parseMarkdown(decodeText(after).text);
       const moved = reanchorMany({ ...(before ? { before } : {}), after, doc, anchors });
-      list.forEach((r, i) => updates.push({ id: r.id, anchor: moved[i]! }));
+      list.forEach((r, i) => {
+        if (sameAnchor(anchors[i]!, moved[i]!)) unchanged.push(r.id);
+        else updates.push({ id: r.id, anchor: moved[i]! });
+      });
     }
-    await this.save(updates, t);
+    await this.save(updates, unchanged, t);
   }
 
-  /** One statement for all the threads of the doc (500 threads: one round trip, not 500). */
-  private async save(updates: Array<{ id: string; anchor: Anchor }>, t: Target): Promise<void> {
-    if (updates.length === 0) return;
-    const values = sql.join(
-      updates.map((u) => sql`(${u.id}::uuid, ${JSON.stringify(u.anchor)}::jsonb)`),
-      sql`, `,
-    );
-    await this.db.execute(sql`
-      update ${threads} set
-        anchor = v.anchor,
-        anchored_version_id = ${t.versionId}::uuid,
-        anchored_version_number = ${t.versionNumber}
-      from (values ${values}) as v(id, anchor)
-      where ${threads.id} = v.id and ${threads.anchoredVersionNumber} < ${t.versionNumber}`);
+  /**
+   * Two statements for all the threads of the doc (500 threads: two round trips, not 500):
+   * the moved anchors in one, and the version of those that did not move in the other.
+   */
+  private async save(
+    updates: Array<{ id: string; anchor: Anchor }>,
+    unchanged: string[],
+    t: Target,
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (updates.length > 0) {
+        const values = sql.join(
+          updates.map((u) => sql`(${u.id}::uuid, ${JSON.stringify(u.anchor)}::jsonb)`),
+          sql`, `,
+        );
+        await tx.execute(sql`
+          update ${threads} set
+            anchor = v.anchor,
+            anchored_version_id = ${t.versionId}::uuid,
+            anchored_version_number = ${t.versionNumber}
+          from (values ${values}) as v(id, anchor)
+          where ${threads.id} = v.id and ${threads.anchoredVersionNumber} < ${t.versionNumber}`);
+      }
+      if (unchanged.length > 0)
+        await tx
+          .update(threads)
+          .set({ anchoredVersionId: t.versionId, anchoredVersionNumber: t.versionNumber })
+          .where(and(inArray(threads.id, unchanged), lt(threads.anchoredVersionNumber, t.versionNumber)));
+    });
   }
+}
+
+/** Same quote, place, context and heading path (then only the version it belongs to changes). */
+function sameAnchor(a: Anchor, b: Anchor): boolean {
+  return (
+    a.start === b.start &&
+    a.end === b.end &&
+    a.quote === b.quote &&
+    a.prefix === b.prefix &&
+    a.suffix === b.suffix &&
+    a.file === b.file &&
+    (a.detached ?? false) === (b.detached ?? false) &&
+    a.heading_path.length === b.heading_path.length &&
+    a.heading_path.every((h, i) => h === b.heading_path[i])
+  );
 }
