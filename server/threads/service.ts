@@ -73,6 +73,8 @@ export class ThreadService {
   /** The AI answer queued or running per thread (one at a time per thread, in order). */
   private readonly answers = new Map<string, Promise<void>>();
   private readonly pending = new Set<Promise<void>>();
+  /** Answers queued or running per thread: `answering` stays true until the last one is written. */
+  private readonly queued = new Map<string, number>();
 
   /** `reanchor`: the graph's, listening since before the store's first scan; default: a new one. */
   constructor(
@@ -364,9 +366,15 @@ export class ThreadService {
   }
 
   private queueAnswer(threadId: string): void {
+    this.queued.set(threadId, (this.queued.get(threadId) ?? 0) + 1);
     const before = this.answers.get(threadId) ?? Promise.resolve();
     const run = before
       .then(() => this.answerNow(threadId))
+      .finally(() => {
+        const left = (this.queued.get(threadId) ?? 1) - 1;
+        if (left > 0) this.queued.set(threadId, left);
+        else this.queued.delete(threadId);
+      })
       .catch((err: unknown) =>
         this.deps.logger.error("AI thread answer failed", { thread: threadId, error: String(err) }),
       );
@@ -382,10 +390,12 @@ export class ThreadService {
     const messages = (await this.messagesOf([threadId])).get(threadId) ?? [];
     try {
       const reply = await this.ai.answer(t, messages);
+      // Another message came meanwhile: its answer is next, so the AI is still writing.
+      const more = (this.queued.get(threadId) ?? 1) > 1;
       const row = await this.append(threadId, AI_AUTHOR, reply.body, {
         sources: reply.sources,
         requireOpen: false,
-        answering: false,
+        answering: more,
       });
       await addInboxItems(
         this.db,
@@ -410,7 +420,8 @@ export class ThreadService {
             ? NO_MODEL
             : `${err.code}: ${err.message}`
           : `internal_error: ${String(err)}`;
-      await this.db.update(threads).set({ answering: false, aiError: note }).where(eq(threads.id, threadId));
+      const more = (this.queued.get(threadId) ?? 1) > 1;
+      await this.db.update(threads).set({ answering: more, aiError: note }).where(eq(threads.id, threadId));
       if (!(err instanceof ApiError)) throw err;
     }
   }

@@ -148,4 +148,29 @@ describe.each(DB_KINDS)("AI answers in threads on %s", (kind) => {
     expect(got.ai_error).toBeUndefined();
     expect(got.messages.at(-1)).toMatchObject({ author_kind: "ai", body: "From the sale.", sources: [] });
   });
+
+  it("answers two quick messages in turn, answering until the last answer is written", async () => {
+    await configureModels(t, fake.baseUrl);
+    let n = 0;
+    fake.handler = () => ({ delayMs: 200, json: { answer: `Answer ${++n}`, quotes: [] } });
+    const th = await askAi("First question?");
+    expect((await t.req("POST", `/threads/${th.id}/messages`, { body: "Second question?" })).status).toBe(
+      201,
+    );
+    // Wait for the first answer: the second is still to come.
+    for (let i = 0; i < 200 && (await read(th.id)).message_count < 3; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const between = await read(th.id);
+    expect(between.messages.map((m) => m.body)).toEqual(["First question?", "Second question?", "Answer 1"]);
+    expect(between.answering).toBe(true);
+    await t.services.threads.answered(th.id);
+    const done = await read(th.id);
+    expect(done.messages.map((m) => m.body)).toEqual([
+      "First question?",
+      "Second question?",
+      "Answer 1",
+      "Answer 2",
+    ]);
+    expect(done.answering).toBe(false);
+  });
 });
