@@ -19,6 +19,7 @@ import { restampVerdicts } from "./blocking.js";
 import { mentionHandles, resolveMentions } from "./mentions.js";
 import { Reanchorer } from "./reanchor.js";
 import {
+  ANSWER_LOST,
   openFirst,
   threadView,
   messageView,
@@ -89,11 +90,16 @@ export class ThreadService {
     return this.deps.db;
   }
 
-  /** Answers left half-written by a stopped service say so. */
+  /**
+   * Answers left half-written by a stopped service say so. Only in local mode, the one
+   * instance: in hosted mode another instance may be writing one now (views.ts then says
+   * so of an answer lost for long).
+   */
   async start(): Promise<void> {
+    if (this.deps.mode !== "local") return;
     await this.db
       .update(threads)
-      .set({ answering: false, aiError: "The service stopped while the AI was answering; post again." })
+      .set({ answering: false, aiError: ANSWER_LOST })
       .where(eq(threads.answering, true));
   }
 
@@ -131,12 +137,13 @@ export class ThreadService {
   private async views(rows: ThreadRow[]): Promise<ThreadApi[]> {
     rows.sort(openFirst);
     const messages = await this.messagesOf(rows.map((r) => r.id));
-    return rows.map((r) => threadView(r, messages.get(r.id) ?? []));
+    const now = this.deps.clock.now();
+    return rows.map((r) => threadView(r, messages.get(r.id) ?? [], now));
   }
 
   async get(threadId: string): Promise<ThreadApi> {
     const row = await this.thread(threadId);
-    return threadView(row, (await this.messagesOf([row.id])).get(row.id) ?? []);
+    return threadView(row, (await this.messagesOf([row.id])).get(row.id) ?? [], this.deps.clock.now());
   }
 
   /** Threads of a doc, open first. */

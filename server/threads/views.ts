@@ -23,7 +23,18 @@ export function messageView(m: MessageRow): MessageApi {
   };
 }
 
-export function threadView(t: ThreadRow, messages: readonly MessageRow[]): ThreadApi {
+/**
+ * An answer still "being written" this long after the last message was lost with the
+ * instance writing it (a crash, a stop on another instance): the thread says so rather
+ * than show the AI writing forever. Model calls time out well before this.
+ */
+export const ANSWER_LOST_AFTER_MS = 15 * 60 * 1000;
+export const ANSWER_LOST = "The AI's answer was interrupted (the service stopped); post again.";
+
+export function threadView(t: ThreadRow, messages: readonly MessageRow[], now?: Date): ThreadApi {
+  const lost =
+    t.answering && now !== undefined && now.getTime() - t.lastMessageAt.getTime() > ANSWER_LOST_AFTER_MS;
+  const aiError = lost ? ANSWER_LOST : t.aiError;
   return {
     id: t.id,
     ...(t.docId !== null ? { doc_id: t.docId } : {}),
@@ -41,8 +52,8 @@ export function threadView(t: ThreadRow, messages: readonly MessageRow[]): Threa
     last_message_at: t.lastMessageAt.toISOString(),
     message_count: t.messageCount,
     messages: messages.map(messageView),
-    answering: t.answering,
-    ...(t.aiError !== null ? { ai_error: t.aiError } : {}),
+    answering: t.answering && !lost,
+    ...(aiError !== null ? { ai_error: aiError } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../../helpers/app.js";
 import type { SpecDoc } from "../../helpers/types.js";
 import type { MessageSchema, ThreadSchema } from "../../../server/schemas/threads.js";
@@ -459,5 +459,17 @@ describe.each(DB_KINDS)("threads on a doc on %s", (kind) => {
     } finally {
       await again.close();
     }
+  });
+
+  it("says an AI answer was lost with a stopped service, rather than show it being written forever", async () => {
+    const th = await openText("retried once");
+    const set = (lastMessageAt: Date) =>
+      t.database.db.update(threads).set({ answering: true, lastMessageAt }).where(eq(threads.id, th.id));
+    await set(new Date());
+    expect(await json<Thread>(t.req("GET", `/threads/${th.id}`))).toMatchObject({ answering: true });
+    await set(new Date(Date.now() - 16 * 60 * 1000));
+    const lost = await json<Thread>(t.req("GET", `/threads/${th.id}`));
+    expect(lost.answering).toBe(false);
+    expect(lost.ai_error).toMatch(/interrupted/);
   });
 });
