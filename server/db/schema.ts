@@ -691,10 +691,7 @@ export const threads = pgTable(
     /** The message that is the thread's decision now (the latest one marked). */
     decisionMessageId: uuid("decision_message_id"),
   },
-  (t) => [
-    index("threads_doc").on(t.docId, t.status),
-    index("threads_profile").on(t.profileKey, t.status),
-  ],
+  (t) => [index("threads_doc").on(t.docId, t.status), index("threads_profile").on(t.profileKey, t.status)],
 );
 
 /** Messages of a thread, numbered from 1 (`seq`). */
