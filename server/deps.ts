@@ -16,6 +16,7 @@ import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
 import type { VerificationService } from "./verify/service.js";
+import type { ThreadService } from "./threads/service.js";
 import { redact } from "./redact.js";
 
 export interface Clock {
@@ -50,6 +51,8 @@ export interface Deps {
   mcp: McpConnections;
   /** Verification runs and the ports handoff and verification use (server/verify). */
   verify: VerificationService;
+  /** Threads on docs and profiles: anchors that follow the text, AI answers, blocking (server/threads). */
+  threads: ThreadService;
   /** Who a request comes from (the actor middleware asks it). */
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */

@@ -111,6 +111,16 @@ export const ERROR_CODES = {
     status: 409,
     title: "This trace ID already has an open or approved waiver in this repo",
   },
+  // threads (docs/threads.md)
+  anchor_file_not_found: { status: 400, title: "The anchor names a file the doc's bundle does not have" },
+  anchor_out_of_range: { status: 400, title: "The anchor's offsets lie outside the file" },
+  anchor_quote_not_found: { status: 400, title: "The anchor's quote is not in the file" },
+  anchor_finding_not_found: { status: 400, title: "The doc has no such finding" },
+  unknown_check: { status: 400, title: "The profile has no such check" },
+  guest_humans_only: { status: 403, title: "A guest opens threads for humans only" },
+  message_not_in_thread: { status: 400, title: "The message belongs to another thread" },
+  already_decided: { status: 409, title: "The message is the thread's decision already" },
+  thread_resolved: { status: 409, title: "The thread is resolved; reopen it first" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

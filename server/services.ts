@@ -39,6 +39,8 @@ import { DEFAULT_PUBLIC_URL } from "./public-url.js";
 import { VerificationService } from "./verify/service.js";
 import type { VerifyPorts } from "./verify/ports.js";
 import { verifyRoots } from "./verify/roots.js";
+import { ThreadService } from "./threads/service.js";
+import { Reanchorer } from "./threads/reanchor.js";
 
 export interface ServicesConfig {
   /**
@@ -183,6 +185,14 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => store.stop());
     undo.push(() => runs.stop());
     undo.push(() => index.stop());
+    // Threads follow every new version, the first scan's too (files edited while stopped).
+    const reanchor = new Reanchorer(db, store, logger);
+    await reanchor.load();
+    reanchor.listen();
+    undo.push(async () => {
+      reanchor.stop();
+      await reanchor.idle();
+    });
     await store.start();
 
     const bus = new InProcessBus();
@@ -196,7 +206,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
-    const graph: Omit<Deps, "review"> = {
+    const graph: Omit<Deps, "review" | "threads"> = {
       db,
       store,
       profiles,
@@ -224,6 +234,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
     const deps = graph as Deps;
     deps.review = new ReviewService(deps);
+    // AI answers run in the background: wait for them on close.
+    deps.threads = new ThreadService(deps, reanchor);
+    await deps.threads.start();
+    undo.push(() => deps.threads.idle());
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {

@@ -29,6 +29,7 @@ import {
   type ScopeKind,
 } from "./permissions.js";
 import { canSee, type BundleAudience } from "./visibility.js";
+import { threadLookup } from "../threads/lookup.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -73,6 +74,7 @@ export const BUNDLE_LOOKUPS: Partial<Record<ScopeKind, BundleLookup>> = {
   run: through("run", runs),
   verification: through("verification run", verificationRuns),
   handoff: through("handoff", handoffs),
+  thread: threadLookup,
 };
 
 /** The value of path parameter `name` of this request, read against the operation's path. */

@@ -784,3 +784,67 @@ export const verificationWaivers = pgTable(
   },
   (t) => [index("verification_waivers_doc").on(t.docId, t.traceId)],
 );
+
+// ---- threads: discussion on a doc or a profile, and its messages (server/threads) ----
+
+/**
+ * A thread (contract 2.10): on a doc (`doc_id`, `bundle_id`) or on a profile's check
+ * (`profile_key`). A text anchor's offsets are those of `anchored_version_id`, the version
+ * it was last found again in (server/threads/reanchor.ts moves it on every new version).
+ */
+export const threads = pgTable(
+  "threads",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id").references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id").references(() => bundles.id, { onDelete: "cascade" }),
+    profileKey: text("profile_key"),
+    /** `text`, `section`, `finding`, `check`. */
+    anchorKind: text("anchor_kind").notNull(),
+    anchor: jsonb("anchor").$type<Record<string, unknown>>().notNull(),
+    /** The version a text anchor's offsets belong to. */
+    anchoredVersionId: uuid("anchored_version_id"),
+    anchoredVersionNumber: bigint("anchored_version_number", { mode: "number" }),
+    /** `humans` or `ai`. */
+    addressedTo: text("addressed_to").notNull(),
+    title: text("title").notNull(),
+    handoffId: uuid("handoff_id"),
+    handoffVersion: bigint("handoff_version", { mode: "number" }).notNull().default(0),
+    blocking: boolean("blocking").notNull().default(false),
+    /** `open` or `resolved`. */
+    status: text("status").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    lastMessageAt: ts("last_message_at").notNull(),
+    messageCount: integer("message_count").notNull().default(0),
+    /** The AI is writing an answer. */
+    answering: boolean("answering").notNull().default(false),
+    /** Why the AI could not answer the last message (no model, budget, a failed call); null once it answers. */
+    aiError: text("ai_error"),
+    /** The message that is the thread's decision now (the latest one marked). */
+    decisionMessageId: uuid("decision_message_id"),
+  },
+  (t) => [index("threads_doc").on(t.docId, t.status), index("threads_profile").on(t.profileKey, t.status)],
+);
+
+/** Messages of a thread, numbered from 1 (`seq`). */
+export const threadMessages = pgTable(
+  "thread_messages",
+  {
+    id: uuid("id").primaryKey(),
+    threadId: uuid("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    /** `user`, `guest`, `ai`. */
+    authorKind: text("author_kind").notNull(),
+    authorId: text("author_id"),
+    authorName: text("author_name").notNull(),
+    body: text("body").notNull(),
+    sources: jsonb("sources").$type<string[]>().notNull().default([]),
+    /** `""`, `decision` or `reversal`. */
+    decision: text("decision").notNull().default(""),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("thread_messages_seq").on(t.threadId, t.seq)],
+);

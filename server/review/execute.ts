@@ -6,6 +6,7 @@ import { lintBundle, type LintResult } from "../../core/lint/index.js";
 import { runReview, type ReviewEvent, type ReviewOutcome } from "../../core/review/pipeline.js";
 import { estimateReview } from "../../core/review/estimate.js";
 import { computeVerdict, countBlockingThreads, type Verdict } from "../../core/verdict/index.js";
+import { blockingThreadsOf } from "../threads/blocking.js";
 import { buildQuestions, claims, docs, findings, reviewRuns, runs } from "../db/schema.js";
 import type { Deps } from "../deps.js";
 import { ApiError, NotFoundError } from "../errors.js";
@@ -194,7 +195,7 @@ export class RunExecution extends ReviewBase {
     const radar = profile?.radar.map((r) => r.key);
     const lintVerdict = computeVerdict({
       findings: lint.findings,
-      blockingThreads: countBlockingThreads([]),
+      blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
       kind: "lint",
       runId: run.id,
       versionNumber: run.versionNumber,
@@ -304,7 +305,7 @@ export class RunExecution extends ReviewBase {
     const verdict = done
       ? computeVerdict({
           findings: merged,
-          blockingThreads: countBlockingThreads([]),
+          blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
           kind: "full",
           runId: run.id,
           versionNumber: run.versionNumber,

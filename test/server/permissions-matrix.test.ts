@@ -71,6 +71,9 @@ interface Seed {
   /** A handoff and a verification run of each bundle (shared, hidden). */
   handoffIds: [string, string];
   verificationIds: [string, string];
+  /** A thread on each bundle. */
+  threadId: string;
+  hiddenThreadId: string;
 }
 
 describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
@@ -154,6 +157,23 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       });
       return id;
     };
+    const threadOn = async (d: SpecDoc) =>
+      (
+        await json<{ id: string }>(
+          t.req(
+            "POST",
+            `/docs/${d.id}/threads`,
+            {
+              anchor_kind: "check",
+              anchor: { check_slug: "goals" },
+              addressed_to: "humans",
+              title: "Goals",
+              body: "Which?",
+            },
+            as("author"),
+          ),
+        )
+      ).id;
     return {
       handoffIds: [await handoffOf(shared), await handoffOf(hidden)],
       verificationIds: [await verificationOf(shared), await verificationOf(hidden)],
@@ -164,6 +184,8 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       runId,
       hiddenRunId: await runOf(hidden),
       findingId: findings.items[0]!.id,
+      threadId: await threadOn(shared),
+      hiddenThreadId: await threadOn(hidden),
     };
   }
 
@@ -179,6 +201,7 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
         return s.verificationIds[target === s.hidden ? 1 : 0];
       if (name === "handoffId") return s.handoffIds[target === s.hidden ? 1 : 0];
       if (name === "findingId") return s.findingId;
+      if (name === "threadId") return target === s.hidden ? s.hiddenThreadId : s.threadId;
       if (name === "key") return "prd";
       if (name === "token") return s.token;
       seeded = false;
