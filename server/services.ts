@@ -41,6 +41,7 @@ import type { VerifyPorts } from "./verify/ports.js";
 import { verifyRoots } from "./verify/roots.js";
 import { ThreadService } from "./threads/service.js";
 import { Reanchorer } from "./threads/reanchor.js";
+import { wireFeatures } from "./wiring.js";
 
 export interface ServicesConfig {
   /**
@@ -238,6 +239,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     deps.threads = new ThreadService(deps, reanchor);
     await deps.threads.start();
     undo.push(() => deps.threads.idle());
+    wireFeatures(deps, { verifyThreads: config.verify?.threads !== undefined });
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {
