@@ -16,6 +16,7 @@ import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
 import { redact } from "./redact.js";
+import type { WaiverArea } from "./waivers/index.js";
 
 export interface Clock {
   now(): Date;
@@ -51,6 +52,8 @@ export interface Deps {
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */
   accounts: Accounts;
+  /** Waivers, acknowledgements, the sidecar, review status, the inbox, next actions (server/waivers). */
+  waivers: WaiverArea;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

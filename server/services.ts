@@ -36,6 +36,7 @@ import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
+import { WaiverArea } from "./waivers/index.js";
 
 export interface ServicesConfig {
   /**
@@ -184,6 +185,19 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
+    const waiverArea = new WaiverArea({
+      db,
+      store,
+      profiles,
+      runs,
+      accounts,
+      clock,
+      logger,
+      mode: config.mode,
+      secretKey: key,
+    });
+    waiverArea.start();
+    undo.push(() => waiverArea.stop());
     const graph: Omit<Deps, "review"> = {
       db,
       store,
@@ -201,6 +215,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           ? localAuthenticator(config.actor)
           : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
+      waivers: waiverArea,
       linkBase,
       clock,
       logger,

@@ -15,7 +15,7 @@
 import type { Context } from "hono";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { bundles, docs, profiles, runs } from "../db/schema.js";
+import { bundles, docs, profiles, runs, waivers } from "../db/schema.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { Env } from "../http.js";
 import { API_PREFIX } from "../version.js";
@@ -40,7 +40,7 @@ interface BundleLookup {
 }
 
 /** The bundle of a record of `table` (a table with `id` and `bundle_id` columns). */
-function through(noun: string, table: typeof docs | typeof runs): BundleLookup {
+function through(noun: string, table: typeof docs | typeof runs | typeof waivers): BundleLookup {
   return {
     noun,
     find: async (db, id) =>
@@ -68,6 +68,7 @@ export const BUNDLE_LOOKUPS: Partial<Record<ScopeKind, BundleLookup>> = {
   },
   doc: through("doc", docs),
   run: through("run", runs),
+  waiver: through("waiver", waivers),
 };
 
 /** The value of path parameter `name` of this request, read against the operation's path. */

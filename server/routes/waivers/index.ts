@@ -1,6 +1,7 @@
 /** Waivers of findings, acknowledgements, and verification waivers. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { caller } from "../../auth/actor.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import { DocIdParams, WaiverIdParams } from "../../schemas/params.js";
 import {
   ApproveWaiverBodySchema,
@@ -81,10 +82,29 @@ export const rejectWaiver = createRoute({
 export default function waiverRoutes(): Router {
   const r = createRouter();
   stub(r, requestVerificationWaiver);
-  stub(r, listWaivers);
-  stub(r, requestWaiver);
-  stub(r, withdrawAcknowledgement);
-  stub(r, approveWaiver);
-  stub(r, rejectWaiver);
+  r.openapi(listWaivers, async (c) => {
+    const { docId } = c.req.valid("param");
+    const items = await deps(c).waivers.waivers.list(docId, c.get("actor"));
+    return c.json({ items }, 200);
+  });
+  r.openapi(requestWaiver, async (c) => {
+    const { docId } = c.req.valid("param");
+    const waiver = await deps(c).waivers.waivers.request(docId, caller(c), c.req.valid("json"));
+    return c.json(waiver, 201);
+  });
+  r.openapi(withdrawAcknowledgement, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { waiver_id } = c.req.valid("json");
+    return c.json(await deps(c).waivers.waivers.withdraw(docId, caller(c), waiver_id), 200);
+  });
+  r.openapi(approveWaiver, async (c) => {
+    const { waiverId } = c.req.valid("param");
+    return c.json(await deps(c).waivers.waivers.approve(waiverId, caller(c)), 200);
+  });
+  r.openapi(rejectWaiver, async (c) => {
+    const { waiverId } = c.req.valid("param");
+    const { reason } = c.req.valid("json");
+    return c.json(await deps(c).waivers.waivers.reject(waiverId, caller(c), reason), 200);
+  });
   return r;
 }
