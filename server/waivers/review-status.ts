@@ -66,10 +66,9 @@ export class ReviewStatusService {
         .orderBy(asc(docApprovals.approvedAt), asc(docApprovals.by)),
       this.currentVerdict(record),
     ]);
-    const roles =
-      this.d.mode === "hosted"
-        ? new Map((await this.d.accounts.people()).map((p) => [p.id, p.role]))
-        : new Map();
+    const roles = new Map<string, string>(
+      this.d.mode === "hosted" ? (await this.d.accounts.people()).map((p) => [p.id, p.role]) : [],
+    );
     const author = this.authorOf(record);
     const approvedNow = (id: string) => approvals.some((a) => a.versionId === record.head.id && a.by === id);
     const canApprove =

@@ -233,7 +233,7 @@ export class SidecarSync {
           r.reason === reason &&
           (u.kind === "finding"
             ? r.checkSlug === (u.entry.check ?? null) && (r.anchor?.quote ?? null) === (u.entry.quote ?? null)
-            : r.traceId === ((u.entry as SidecarAcknowledgement).trace_id ?? null)),
+            : r.traceId === (u.entry.trace_id ?? null)),
       );
       if (same) continue;
       if (kind === "trace" && !(u.entry as SidecarAcknowledgement).trace_id) continue;
@@ -261,8 +261,8 @@ export class SidecarSync {
                   end: 0,
                 }
               : null,
-          traceId: u.kind === "ack" ? ((u.entry as SidecarAcknowledgement).trace_id ?? null) : null,
-          upstream: u.kind === "ack" ? ((u.entry as SidecarAcknowledgement).upstream ?? null) : null,
+          traceId: u.kind === "ack" ? (u.entry.trace_id ?? null) : null,
+          upstream: u.kind === "ack" ? (u.entry.upstream ?? null) : null,
           profileKey: record.doc.profileKey,
           approvalsNeeded: Math.max(1, policy.approvals),
           approvers: policy.approvers,
