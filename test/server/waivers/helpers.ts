@@ -136,7 +136,14 @@ export interface WaiverView {
 }
 
 export interface InboxView {
-  items: Array<{ id: string; kind: string; sentence: string; url: string; read: boolean; waiver_id?: string }>;
+  items: Array<{
+    id: string;
+    kind: string;
+    sentence: string;
+    url: string;
+    read: boolean;
+    waiver_id?: string;
+  }>;
   unseen: number;
   next_cursor?: string;
 }

@@ -52,7 +52,10 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const { doc, finding } = await adrWithMust();
     expect(doc.path).toBe("utc.md");
 
-    const res = await w.req("author", "POST", `/docs/${doc.id}/waivers`, { finding_id: finding.id, reason: REASON });
+    const res = await w.req("author", "POST", `/docs/${doc.id}/waivers`, {
+      finding_id: finding.id,
+      reason: REASON,
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     const requested = await json<WaiverView>(res);
     expect(requested).toMatchObject({
@@ -102,7 +105,9 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     await problem(await w.req("viewer", "POST", `/waivers/${requested.id}/approve`), 403, "forbidden");
     expect(await sidecarOf(doc.id)).toBeUndefined();
 
-    const approved = await json<WaiverView>(w.req("reviewer", "POST", `/waivers/${requested.id}/approve`, {}));
+    const approved = await json<WaiverView>(
+      w.req("reviewer", "POST", `/waivers/${requested.id}/approve`, {}),
+    );
     expect(approved).toMatchObject({
       status: "approved",
       approvals: [{ by: w.ids.reviewer, name: "Rui Reviewer" }],
@@ -152,7 +157,10 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
 
     const list = await waiversOf(doc.id);
     // The signed entry left the file (withdrawn by whoever wrote that version); the typed one is a request.
-    expect(list.find((x) => x.id === created.id)).toMatchObject({ status: "withdrawn", withdrawn_by: w.ids.author });
+    expect(list.find((x) => x.id === created.id)).toMatchObject({
+      status: "withdrawn",
+      withdrawn_by: w.ids.author,
+    });
     const request = list.find((x) => x.source === "sidecar")!;
     expect(request).toMatchObject({
       status: "requested",
@@ -169,7 +177,9 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     expect(ok.status, await ok.clone().text()).toBe(200);
     const final = await readDoc(w, "author", doc.id);
     expect(final.verdict).toMatchObject({ result: "build_ready", waiver_count: 1 });
-    const files = (await json<FileList>(w.req("author", "GET", `/docs/${doc.id}/files`))).items.map((f) => f.path);
+    const files = (await json<FileList>(w.req("author", "GET", `/docs/${doc.id}/files`))).items.map(
+      (f) => f.path,
+    );
     expect(files).toContain("utc.review.yaml");
   });
 
@@ -178,12 +188,25 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const created = await json<WaiverView>(
       w.req("author", "POST", `/docs/${doc.id}/waivers`, { finding_id: finding.id, reason: REASON }),
     );
-    await problem(await w.req("reviewer", "POST", `/waivers/${created.id}/reject`, { reason: "" }), 400, "validation_failed");
-    await problem(await w.req("author", "POST", `/waivers/${created.id}/reject`, { reason: "no" }), 403, "own_waiver");
-    const rejected = await json<WaiverView>(
-      w.req("reviewer", "POST", `/waivers/${created.id}/reject`, { reason: "Decide retention before building." }),
+    await problem(
+      await w.req("reviewer", "POST", `/waivers/${created.id}/reject`, { reason: "" }),
+      400,
+      "validation_failed",
     );
-    expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Decide retention before building." });
+    await problem(
+      await w.req("author", "POST", `/waivers/${created.id}/reject`, { reason: "no" }),
+      403,
+      "own_waiver",
+    );
+    const rejected = await json<WaiverView>(
+      w.req("reviewer", "POST", `/waivers/${created.id}/reject`, {
+        reason: "Decide retention before building.",
+      }),
+    );
+    expect(rejected).toMatchObject({
+      status: "rejected",
+      rejection_reason: "Decide retention before building.",
+    });
     const inbox = await json<InboxView>(w.req("author", "GET", "/inbox"));
     expect(inbox.items[0]).toMatchObject({ kind: "waiver_rejected", waiver_id: created.id });
     expect(inbox.items[0]!.sentence).toContain("Decide retention before building.");
@@ -191,7 +214,10 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     expect((await readDoc(w, "author", doc.id)).verdict).toMatchObject({ must: 1, waiver_count: 0 });
     expect(await sidecarOf(doc.id)).toBeUndefined();
     // A new request for the same finding is allowed once the old one is rejected.
-    const again = await w.req("author", "POST", `/docs/${doc.id}/waivers`, { finding_id: finding.id, reason: REASON });
+    const again = await w.req("author", "POST", `/docs/${doc.id}/waivers`, {
+      finding_id: finding.id,
+      reason: REASON,
+    });
     expect(again.status).toBe(201);
   });
 
@@ -208,12 +234,14 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const made = await w.req("admin", "POST", "/profiles", { key: "adr-strict", yaml: strict, template });
     expect(made.status, await made.clone().text()).toBe(201);
     expect(
-      (await w.req("admin", "PUT", "/profiles/adr-strict/maintainers", { maintainers: [w.ids.maintainer] })).status,
+      (await w.req("admin", "PUT", "/profiles/adr-strict/maintainers", { maintainers: [w.ids.maintainer] }))
+        .status,
     ).toBe(200);
 
+    // A hedge in the Decision section is a SHOULD finding (`hedging`).
     const text = ADR_WITH_TBD.replace("type: adr", "type: adr-strict").replace(
-      "## Consequences\r\n\r\n",
-      "## Consequences\r\n\r\nThis should probably make reports simpler.\r\n\r\n",
+      "in the display layer.",
+      "in the display layer, for now.",
     );
     const doc = await bundleWith(w, "author", "decisions/strict", "adr-strict", text);
     const findings = await findingsOf(w, doc);
@@ -230,7 +258,9 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
       w.req("author", "POST", `/docs/${doc.id}/waivers`, { finding_id: should.id, reason: REASON }),
     );
     expect(created).toMatchObject({ approvals_needed: 2, approvers: "maintainers" });
-    expect(created.policy).toBe("2 approvals by a maintainer of the profile or an admin, never the requester");
+    expect(created.policy).toBe(
+      "2 approvals by a maintainer of the profile or an admin, never the requester",
+    );
     // Only the maintainer and the admin heard of it.
     expect((await json<InboxView>(w.req("reviewer", "GET", "/inbox"))).items).toEqual([]);
     expect((await json<InboxView>(w.req("maintainer", "GET", "/inbox"))).items).toHaveLength(1);
@@ -239,7 +269,11 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const one = await json<WaiverView>(w.req("maintainer", "POST", `/waivers/${created.id}/approve`));
     expect(one).toMatchObject({ status: "requested", approvals: [{ by: w.ids.maintainer }] });
     expect(await sidecarOf(doc.id)).toBeUndefined();
-    await problem(await w.req("maintainer", "POST", `/waivers/${created.id}/approve`), 409, "already_approved");
+    await problem(
+      await w.req("maintainer", "POST", `/waivers/${created.id}/approve`),
+      409,
+      "already_approved",
+    );
     const two = await json<WaiverView>(w.req("admin", "POST", `/waivers/${created.id}/approve`));
     expect(two.status).toBe("approved");
     expect((await readDoc(w, "author", doc.id)).verdict).toMatchObject({ waiver_count: 1, must: 1 });
@@ -249,11 +283,23 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const { doc, finding } = await adrWithMust();
     const post = (body: unknown, who: "author" | "viewer" = "author") =>
       w.req(who, "POST", `/docs/${doc.id}/waivers`, body);
-    await problem(await post({ finding_id: finding.id, reason: "too short, sorry" }), 400, "reason_too_short");
+    await problem(
+      await post({ finding_id: finding.id, reason: "too short, sorry" }),
+      400,
+      "reason_too_short",
+    );
     // Twenty characters of blanks are not a reason.
-    await problem(await post({ finding_id: finding.id, reason: `  ok${" ".repeat(30)}` }), 400, "reason_too_short");
+    await problem(
+      await post({ finding_id: finding.id, reason: `  ok${" ".repeat(30)}` }),
+      400,
+      "reason_too_short",
+    );
     await problem(await post({ reason: REASON }), 400, "waiver_target");
-    await problem(await post({ finding_id: finding.id, standalone: true, reason: REASON }), 400, "waiver_target");
+    await problem(
+      await post({ finding_id: finding.id, standalone: true, reason: REASON }),
+      400,
+      "waiver_target",
+    );
     await problem(await post({ finding_id: crypto.randomUUID(), reason: REASON }), 404, "finding_not_found");
     await problem(await post({ finding_id: "not-a-uuid", reason: REASON }), 400, "validation_failed");
     await problem(await post({ trace_id: "REQ-404", reason: REASON }), 400, "unknown_trace_id");
@@ -261,9 +307,17 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     expect(await waiversOf(doc.id)).toEqual([]);
 
     const first = await json<WaiverView>(post({ finding_id: finding.id, reason: REASON }));
-    const dup = await problem(await post({ finding_id: finding.id, reason: `${REASON} again` }), 409, "waiver_exists");
+    const dup = await problem(
+      await post({ finding_id: finding.id, reason: `${REASON} again` }),
+      409,
+      "waiver_exists",
+    );
     expect(dup.waiver_id).toBe(first.id);
-    await problem(await w.req("reviewer", "POST", `/waivers/${crypto.randomUUID()}/approve`), 404, "not_found");
+    await problem(
+      await w.req("reviewer", "POST", `/waivers/${crypto.randomUUID()}/approve`),
+      404,
+      "not_found",
+    );
     await problem(
       await w.req("reviewer", "POST", `/docs/${doc.id}/acknowledgements/withdraw`, { waiver_id: first.id }),
       409,
