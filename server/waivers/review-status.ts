@@ -58,7 +58,11 @@ export class ReviewStatusService {
         .select()
         .from(reviewRequests)
         .where(eq(reviewRequests.docId, docId))
-        .orderBy(asc(reviewRequests.requestedAt), asc(reviewRequests.reviewerId)),
+        .orderBy(
+          asc(reviewRequests.requestedAt),
+          asc(reviewRequests.reviewerName),
+          asc(reviewRequests.reviewerId),
+        ),
       this.d.db
         .select()
         .from(docApprovals)
