@@ -119,6 +119,7 @@ export class WaiverService {
   }
 
   async request(docId: string, actor: Actor, body: NewWaiver) {
+    const record = await this.d.store.doc(docId);
     const targets = [body.finding_id !== undefined, body.trace_id !== undefined, body.standalone === true];
     if (targets.filter(Boolean).length !== 1 || (body.upstream !== undefined && body.trace_id === undefined))
       throw new ApiError(
@@ -130,7 +131,6 @@ export class WaiverService {
         "reason_too_short",
         `the reason has ${reasonLength(body.reason)} characters; a waiver needs at least ${MIN_REASON}`,
       );
-    const record = await this.d.store.doc(docId);
     const profile = this.d.profiles.get(record.doc.profileKey);
     const policy = policyOf(profile);
     const live = await this.live(docId);

@@ -102,7 +102,7 @@ describe("the API surface", () => {
   );
 
   it("answers 501 whatever the body of a not-built operation holds", async () => {
-    const res = await t.req("POST", "/docs/00000000-0000-4000-8000-000000000000/waivers", {
+    const res = await t.req("POST", "/docs/00000000-0000-4000-8000-000000000000/verification-waivers", {
       reason: "short",
     });
     await problem(res, 501, "not_implemented");
