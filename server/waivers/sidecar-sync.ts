@@ -19,10 +19,11 @@ import { ApiError } from "../errors.js";
 import type { ProfileRegistry } from "../profiles.js";
 import type { BundleStore, VersionEvent } from "../store/types.js";
 import { decodeText } from "../../core/lint/engine.js";
-import type { Anchor } from "../../core/anchor/anchor.js";
 import { policyOf } from "./policy.js";
 import type { SidecarSigner } from "./signature.js";
 import {
+  entryMatches,
+  type WaivableFinding as CoreWaivable,
   clean,
   parseSidecar,
   renderSidecar,
@@ -30,31 +31,16 @@ import {
   type Sidecar,
   type SidecarAcknowledgement,
   type SidecarWaiver,
-} from "./sidecar.js";
+} from "../../core/waivers/sidecar.js";
 import type { WaiverRow } from "./views.js";
 
-/** The fields of a finding the sidecar matches on. */
-export interface WaivableFinding {
-  id: string;
-  check: string;
+/** A finding as the verdict hook hands it in. */
+export interface WaivableFinding extends CoreWaivable {
   message: string;
-  anchor: Pick<Anchor, "file" | "quote">;
 }
 
 const MESSAGE_PREFIX = "spec-review sidecar:";
 const MIN_REASON = 20;
-
-/** Does a sidecar waiver entry name this finding (its stable id, else its check and quoted text)? */
-export function entryMatches(entry: SidecarWaiver, f: WaivableFinding): boolean {
-  if (entry.finding !== undefined && entry.finding === f.id) return true;
-  return (
-    entry.check !== undefined &&
-    entry.check === f.check &&
-    !!entry.quote &&
-    entry.quote === f.anchor?.quote &&
-    (entry.file === undefined || entry.file === f.anchor.file)
-  );
-}
 
 export class SidecarSync {
   readonly messagePrefix = MESSAGE_PREFIX;

@@ -1,9 +1,9 @@
 /**
  * The sidecar file: `<main doc name without .md>.review.yaml` beside the main doc, the
- * waivers and acknowledgements approved through the service, each signed. Reading is
- * lenient (a sidecar someone broke gives no entries and a problem, never an exception);
- * writing always renders every approved entry from the database, so the file and the
- * service agree after each write.
+ * waivers and acknowledgements approved through the service, each signed (docs/waivers.md).
+ * Reading is lenient (a sidecar someone broke gives no entries and a problem, never an
+ * exception). The service (server/waivers) renders and checks it; the Action and the CLI
+ * only read it, and cannot check a signature.
  */
 import { parse, stringify } from "yaml";
 
@@ -120,5 +120,24 @@ export function renderSidecar(sidecar: Omit<Sidecar, "problem">): string {
       { waivers: sidecar.waivers.map(clean), acknowledgements: sidecar.acknowledgements.map(clean) },
       { lineWidth: 0 },
     )
+  );
+}
+
+/** The fields of a finding a sidecar waiver matches on. */
+export interface WaivableFinding {
+  id: string;
+  check: string;
+  anchor: { file: string; quote: string };
+}
+
+/** Does a sidecar waiver entry name this finding (its stable id, else its check and quoted text)? */
+export function entryMatches(entry: SidecarWaiver, f: WaivableFinding): boolean {
+  if (entry.finding !== undefined && entry.finding === f.id) return true;
+  return (
+    entry.check !== undefined &&
+    entry.check === f.check &&
+    !!entry.quote &&
+    entry.quote === f.anchor?.quote &&
+    (entry.file === undefined || entry.file === f.anchor.file)
   );
 }
