@@ -257,7 +257,7 @@ describe.each(DB_KINDS)("review status, inbox and insights in hosted mode on %s"
       reason: "Retention is decided per service by its owners in Q3.",
     });
     const listFor = async (who: "author" | "admin" | "reviewer") =>
-      (await json<BundleList>(w.req(who, "GET", "/bundles"))).items[0]!.docs[0]! as SpecDoc;
+      (await json<BundleList>(w.req(who, "GET", "/bundles"))).items[0]!.docs[0]!;
     expect((await listFor("admin")).next_action).toEqual({
       kind: "waiver",
       sentence: "Decide the waiver Aki Author asked for: approve or reject it.",
