@@ -65,7 +65,7 @@ export const NewWaiverBodySchema = z
       .optional()
       .openapi({ description: "`true`: acknowledge the whole doc as standalone" }),
     // Checked by the service (code `reason_too_short`), so a short reason has its own code (rule 6).
-    reason: z.string().openapi({ description: "at least 20 characters" }),
+    reason: z.string().openapi({ description: "at least 20 characters", minLength: 20 }),
   })
   .openapi("NewWaiver", { description: "exactly one of `finding_id`, `trace_id` or `standalone: true`" });
 
