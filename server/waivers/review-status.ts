@@ -223,7 +223,12 @@ export class ReviewStatusService {
   /** A new version of an approved doc goes back to review (a sidecar-only save by the service does not). */
   async afterVersion(ev: VersionEvent, sidecarPrefix: string): Promise<void> {
     if (ev.version.message.startsWith(sidecarPrefix)) return;
-    const record = await this.d.store.doc(ev.docId);
-    if (record.doc.status === "approved") await this.setStatus(record, "in_review");
+    // One statement, cheap for the many versions of a first scan: only an approved doc changes.
+    const moved = await this.d.db
+      .update(docs)
+      .set({ status: "in_review" })
+      .where(and(eq(docs.id, ev.docId), eq(docs.status, "approved")))
+      .returning({ id: docs.id });
+    if (moved.length > 0) this.d.store.events.emit("changed", { bundleId: ev.bundleId });
   }
 }

@@ -184,6 +184,8 @@ export class SidecarSync {
       return [];
     }
     const rows = await this.d.db.select().from(waivers).where(eq(waivers.docId, ev.docId));
+    // No sidecar and nothing approved: nothing to do (most versions).
+    if (!sidecar && !rows.some((r) => r.status === "approved")) return [];
     const signed = new Set<string>();
     const unsigned: Array<
       { kind: "finding"; entry: SidecarWaiver } | { kind: "ack"; entry: SidecarAcknowledgement }
@@ -204,9 +206,10 @@ export class SidecarSync {
         .set({ status: "withdrawn", withdrawnBy: ev.version.created_by, updatedAt: now })
         .where(and(inArray(waivers.id, gone), eq(waivers.status, "approved")));
 
+    const created: WaiverRow[] = [];
+    if (unsigned.length === 0) return created;
     const record = await this.d.store.doc(ev.docId);
     const policy = policyOf(this.d.profiles.get(record.doc.profileKey));
-    const created: WaiverRow[] = [];
     for (const u of unsigned) {
       const reason = (u.entry.reason ?? "").trim();
       if ([...reason].length < MIN_REASON) continue;
