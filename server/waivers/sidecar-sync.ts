@@ -173,6 +173,78 @@ export class SidecarSync {
   }
 
   /**
+   * Signed entries the database does not know (a database restored from a backup older than
+   * the sidecar): the service approved them once, so they come back as approved records,
+   * listed and withdrawable like the others.
+   */
+  private async importSigned(
+    ev: VersionEvent,
+    sidecar: Sidecar | undefined,
+    rows: readonly WaiverRow[],
+    now: Date,
+  ): Promise<void> {
+    const known = new Set(rows.map((r) => r.id));
+    const fresh = [
+      ...(sidecar?.waivers ?? []).map((e) => ({ kind: "finding" as const, e })),
+      ...(sidecar?.acknowledgements ?? []).map((e) => ({ kind: "ack" as const, e })),
+    ].filter(
+      ({ e }) =>
+        !!e.id &&
+        UUID.test(e.id) &&
+        !known.has(e.id) &&
+        this.d.signer.verify(ev.docId, e as Record<string, unknown>),
+    );
+    if (fresh.length === 0) return;
+    const record = await this.d.store.doc(ev.docId);
+    const policy = policyOf(this.d.profiles.get(record.doc.profileKey));
+    for (const { kind, e } of fresh) {
+      const w = e as SidecarWaiver;
+      const a = e as SidecarAcknowledgement;
+      const requester = e.requested_by?.trim() || "the sidecar";
+      await this.d.db
+        .insert(waivers)
+        .values({
+          id: e.id!,
+          docId: ev.docId,
+          bundleId: ev.bundleId,
+          kind: kind === "finding" ? "finding" : a.standalone ? "standalone" : "trace",
+          status: "approved",
+          reason: e.reason ?? "",
+          findingId: kind === "finding" && w.finding && UUID.test(w.finding) ? w.finding : null,
+          checkSlug: kind === "finding" ? (w.check ?? null) : null,
+          anchor:
+            kind === "finding"
+              ? {
+                  file: w.file ?? ev.mainPath,
+                  heading_path: w.section ?? [],
+                  quote: w.quote ?? "",
+                  prefix: "",
+                  suffix: "",
+                  start: 0,
+                  end: 0,
+                }
+              : null,
+          traceId: kind === "ack" ? (a.trace_id ?? null) : null,
+          upstream: kind === "ack" ? (a.upstream ?? null) : null,
+          profileKey: record.doc.profileKey,
+          approvalsNeeded: policy.approvals,
+          approvers: policy.approvers,
+          approvals: (e.approved_by ?? []).map((name) => ({
+            by: `sidecar:${name}`,
+            name,
+            at: e.approved_at ?? now.toISOString(),
+          })),
+          source: "sidecar",
+          createdBy: `sidecar:${requester}`,
+          createdByName: requester,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflictDoNothing();
+    }
+  }
+
+  /**
    * A new version someone else wrote: unsigned entries become waiver requests (once each),
    * approved entries missing from the file are withdrawn. Answers the new requests.
    */
@@ -205,6 +277,8 @@ export class SidecarSync {
         .update(waivers)
         .set({ status: "withdrawn", withdrawnBy: ev.version.created_by, updatedAt: now })
         .where(and(inArray(waivers.id, gone), eq(waivers.status, "approved")));
+
+    await this.importSigned(ev, sidecar, rows, now);
 
     const created: WaiverRow[] = [];
     if (unsigned.length === 0) return created;

@@ -7,6 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { eq } from "drizzle-orm";
+import { waivers } from "../../../server/db/schema.js";
 import { DB_KINDS, json, problem } from "../../helpers/app.js";
 import type { FileList, Items, Version } from "../../helpers/types.js";
 import {
@@ -131,6 +133,26 @@ describe.each(DB_KINDS)("waivers in hosted mode on %s", (kind) => {
     const after = await readDoc(w, "author", doc.id);
     expect(after.verdict).toMatchObject({ result: "build_ready", must: 0, waiver_count: 1 });
     expect(after.next_action?.kind).not.toBe("fix");
+
+    // A database restored from an older backup: the signed entry brings the waiver back on the next version.
+    await w.t.database.db.delete(waivers).where(eq(waivers.id, requested.id));
+    const edit = await w.req(
+      "author",
+      "PUT",
+      `/docs/${doc.id}/files/content?path=utc.md&base_version=${after.current_version.id}`,
+      ADR_WITH_TBD.replace("one service per sprint", "two services per sprint"),
+    );
+    expect(edit.status).toBe(200);
+    let back: WaiverView[] = [];
+    for (let i = 0; i < 40 && back.length === 0; i++) {
+      back = await waiversOf(doc.id);
+      if (back.length === 0) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(back).toMatchObject([{ id: requested.id, status: "approved", source: "sidecar", reason: REASON }]);
+    expect((await readDoc(w, "author", doc.id)).verdict).toMatchObject({
+      result: "build_ready",
+      waiver_count: 1,
+    });
   });
 
   it("a hand-edited sidecar entry is not honoured: it becomes a request that says so, and counts once approved", async () => {
