@@ -64,6 +64,18 @@ export interface BundleResult {
   problem?: string;
   /** The doc as core/lint/sarif takes it (absent for an invalid folder, as in `spec-review lint`). */
   sarif?: SarifDoc;
+  /**
+   * Waivers written in the doc's sidecar (`<name>.review.yaml`). The Action cannot check
+   * their signatures: they are unverified, and counted only when the workflow sets
+   * `trust-sidecar-waivers` (docs/waivers.md).
+   */
+  sidecar_waivers?: Array<{
+    check: string;
+    reason: string;
+    requested_by: string;
+    findings: number;
+    counted: boolean;
+  }>;
 }
 
 /**
@@ -167,9 +179,10 @@ export function lintOne(
   profiles: readonly Profile[],
   runId: string,
   prefix = "",
+  trustSidecarWaivers = false,
 ): BundleResult {
   const bundleDir = bundle.slug === "." ? root : resolve(root, bundle.slug);
-  const { result, verdict, positions } = lintDocOnDisk(
+  const { result, verdict, positions, sidecar } = lintDocOnDisk(
     bundleDir,
     bundle.doc.path,
     bundle.files,
@@ -177,6 +190,7 @@ export function lintOne(
     runId,
     // Links leaving the bundle resolve in the checkout when it is the repository root.
     prefix === "" ? { root, bundlePath: bundle.slug === "." ? "" : bundle.slug } : undefined,
+    { trustSidecarWaivers },
   );
   const folder = repoPath(prefix, bundle.slug);
   const docPath = repoPath(folder, bundle.doc.path);
@@ -193,6 +207,17 @@ export function lintOne(
     info: verdict.info,
     sarif: { uri: docPath, profile_key: result.profile_key, findings: result.findings, positions },
     ...(note ? { adoption: note } : {}),
+    ...(sidecar && sidecar.waivers.length > 0
+      ? {
+          sidecar_waivers: sidecar.waivers.map((w) => ({
+            check: w.check,
+            reason: w.reason,
+            requested_by: w.requested_by,
+            findings: w.findings.length,
+            counted: w.counted,
+          })),
+        }
+      : {}),
     findings: result.findings.map((f: Finding, i) => {
       const { start, end } = positions[i]!;
       return {
@@ -255,10 +280,11 @@ export function lintSelection(
   selection: Selection,
   profiles: readonly Profile[],
   prefix = "",
+  trustSidecarWaivers = false,
 ): BundleResult[] {
   const runId = randomUUID();
   return [
-    ...selection.bundles.map((b) => lintOne(root, b, profiles, runId, prefix)),
+    ...selection.bundles.map((b) => lintOne(root, b, profiles, runId, prefix, trustSidecarWaivers)),
     ...selection.problems.map((p) => problemResult(p, prefix)),
   ].sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : 0));
 }
@@ -273,6 +299,8 @@ export interface LintTouchedOptions {
   prefix?: string;
   /** Folders (relative to the checkout) not to look for bundles in. */
   exclude?: readonly string[];
+  /** Count the waivers of sidecar files although no signature can be checked (input `trust-sidecar-waivers`). */
+  trustSidecarWaivers?: boolean;
 }
 
 /**
@@ -292,5 +320,11 @@ export function lintTouched(root: string, options: LintTouchedOptions): BundleRe
       );
   }
   const all: Selection = options.changed ? touchedBundles(discovery, options.changed) : discovery;
-  return lintSelection(root, selectBundles(all, patterns), options.profiles, options.prefix);
+  return lintSelection(
+    root,
+    selectBundles(all, patterns),
+    options.profiles,
+    options.prefix,
+    options.trustSidecarWaivers === true,
+  );
 }

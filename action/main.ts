@@ -54,6 +54,8 @@ export interface Inputs {
   sarifFile: string;
   /** Where the repository is checked out, relative to GITHUB_WORKSPACE. */
   workingDirectory: string;
+  /** Count sidecar waivers although their signatures cannot be checked here (docs/waivers.md). */
+  trustSidecarWaivers: boolean;
 }
 
 type GetInput = (name: string) => string;
@@ -84,6 +86,7 @@ export function parseInputs(
     comment: booleanInput("comment", get("comment").trim(), true),
     sarifFile: sarifFile || join(env["RUNNER_TEMP"] ?? ".", "spec-review.sarif"),
     workingDirectory: get("working-directory").trim() || ".",
+    trustSidecarWaivers: booleanInput("trust-sidecar-waivers", get("trust-sidecar-waivers").trim(), false),
   };
 }
 
@@ -206,6 +209,7 @@ export async function runAction(inputs: Inputs, ctx: RunContext, deps: RunDeps =
     profiles,
     prefix,
     exclude,
+    trustSidecarWaivers: inputs.trustSidecarWaivers,
   });
   const ready = isReady(results);
   core.info(headline(results));

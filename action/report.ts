@@ -143,13 +143,41 @@ export function findingsDetails(results: readonly BundleResult[]): string[] {
   return out;
 }
 
-/** The job summary: the table, then each doc's findings folded. */
+/**
+ * The waivers of sidecar files: the Action has no key to check their signatures, so each is
+ * unverified, and counted only when the workflow trusts sidecar waivers.
+ */
+export function sidecarDetails(results: readonly BundleResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    const list = r.sidecar_waivers ?? [];
+    if (list.length === 0) continue;
+    const counted = list.some((w) => w.counted);
+    out.push(
+      "",
+      `**Sidecar waivers of \`${html(r.doc)}\`** (unverified: only spec-review can check their signatures; ${
+        counted ? "counted, as this workflow sets `trust-sidecar-waivers`" : "not counted"
+      }):`,
+      "",
+    );
+    for (const w of list)
+      out.push(
+        `- \`${w.check || "?"}\` (${w.findings} finding${w.findings === 1 ? "" : "s"})${
+          w.requested_by ? ` asked by ${cell(w.requested_by)}` : ""
+        }: ${cell(w.reason)}`,
+      );
+  }
+  return out;
+}
+
+/** The job summary: the table, then each doc's findings folded, then the sidecar waivers. */
 export function jobSummary(results: readonly BundleResult[], ctx: ReportContext, checkName: string): string {
   const lines = [
     `## ${checkName}: ${headline(results)}`,
     "",
     ...body(results, ctx),
     ...findingsDetails(results),
+    ...sidecarDetails(results),
   ];
   return truncate(`${lines.join("\n")}\n`);
 }

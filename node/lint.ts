@@ -13,6 +13,7 @@ import { parseMarkdown } from "../core/markdown/document.js";
 import type { LineCol } from "../core/markdown/text.js";
 import type { Profile } from "../core/profile/schema.js";
 import { computeVerdict, type Verdict } from "../core/verdict/verdict.js";
+import { entryMatches, parseSidecar, sidecarPath } from "../core/waivers/sidecar.js";
 import { walkFiles } from "./walk.js";
 
 const toPosix = (p: string) => (sep === "/" ? p : p.split(sep).join("/"));
@@ -27,10 +28,23 @@ export function scanFolder(root: string, exclude: readonly string[] = []): Disco
   return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
 }
 
+/** A waiver found in the doc's sidecar file: unverified (only the service can check its signature). */
+export interface SidecarWaiverSeen {
+  check: string;
+  reason: string;
+  requested_by: string;
+  /** Ids of the findings it names. */
+  findings: string[];
+  /** The verdict counts it (the workflow trusts sidecar waivers); otherwise listed only. */
+  counted: boolean;
+}
+
 /** A doc linted on disk: the engine's result, its lint verdict, and where each finding is. */
 export interface DiskLint {
   result: LintResult;
   verdict: Verdict;
+  /** The waivers of the doc's sidecar (`<name>.review.yaml`), when it has one. */
+  sidecar?: { path: string; waivers: SidecarWaiverSeen[]; problem?: string };
   /** Per finding (same order): 1-based line and UTF-16 column of the anchor's start and end. */
   positions: { start: LineCol; end: LineCol }[];
 }
@@ -46,6 +60,7 @@ export function lintDocOnDisk(
   profiles: readonly Profile[],
   runId: string,
   repo?: { root: string; bundlePath: string },
+  opts: { trustSidecarWaivers?: boolean } = {},
 ): DiskLint {
   const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
   const doc = parseMarkdown(text);
@@ -63,8 +78,10 @@ export function lintDocOnDisk(
     { invalidEncoding: invalid },
   );
   const profile = profiles.find((p) => p.key === result.profile_key);
+  const sidecar = sidecarWaivers(bundleDir, mainPath, result.findings, opts.trustSidecarWaivers === true);
   const verdict = computeVerdict({
     findings: result.findings,
+    waived: sidecar?.waivers.filter((w) => w.counted).flatMap((w) => w.findings),
     kind: "lint",
     runId,
     versionNumber: 0,
@@ -74,7 +91,34 @@ export function lintDocOnDisk(
     start: doc.index.positionOfByte(f.anchor.start),
     end: doc.index.positionOfByte(f.anchor.end),
   }));
-  return { result, verdict, positions };
+  return { result, verdict, positions, ...(sidecar ? { sidecar } : {}) };
+}
+
+/**
+ * The waivers of the doc's sidecar, matched to its findings. Without the service there is
+ * no key to check a signature with: they count only when the caller trusts the file.
+ */
+function sidecarWaivers(
+  bundleDir: string,
+  mainPath: string,
+  findings: readonly Finding[],
+  trust: boolean,
+): DiskLint["sidecar"] {
+  const path = sidecarPath(mainPath);
+  const file = join(bundleDir, path);
+  if (!existsSync(file)) return undefined;
+  const parsed = parseSidecar(decodeText(readFileSync(file)).text);
+  return {
+    path,
+    waivers: parsed.waivers.map((w) => ({
+      check: w.check ?? "",
+      reason: w.reason ?? "",
+      requested_by: w.requested_by ?? "",
+      findings: findings.filter((f) => entryMatches(w, f)).map((f) => f.id),
+      counted: trust,
+    })),
+    ...(parsed.problem ? { problem: parsed.problem } : {}),
+  };
 }
 
 /** One spec doc to lint. */

@@ -18,6 +18,7 @@ import type { McpConnections } from "./mcp/connections.js";
 import type { VerificationService } from "./verify/service.js";
 import type { ThreadService } from "./threads/service.js";
 import { redact } from "./redact.js";
+import type { WaiverArea } from "./waivers/index.js";
 
 export interface Clock {
   now(): Date;
@@ -57,6 +58,8 @@ export interface Deps {
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */
   accounts: Accounts;
+  /** Waivers, acknowledgements, the sidecar, review status, the inbox, next actions (server/waivers). */
+  waivers: WaiverArea;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

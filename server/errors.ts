@@ -121,6 +121,24 @@ export const ERROR_CODES = {
   message_not_in_thread: { status: 400, title: "The message belongs to another thread" },
   already_decided: { status: 409, title: "The message is the thread's decision already" },
   thread_resolved: { status: 409, title: "The thread is resolved; reopen it first" },
+  // waivers, acknowledgements, review status and approval (docs/waivers.md, docs/review-status.md)
+  reason_too_short: { status: 400, title: "A waiver needs a reason of at least 20 characters" },
+  waiver_target: { status: 400, title: "Name exactly one of finding_id, trace_id or standalone" },
+  finding_not_found: { status: 404, title: "The doc's latest review has no such finding" },
+  unknown_reviewer: { status: 400, title: "A reviewer is not a member of the workspace who can approve" },
+  own_waiver: { status: 403, title: "The requester cannot approve their own waiver" },
+  not_an_approver: { status: 403, title: "The profile's waiver policy does not let this caller approve" },
+  author_cannot_approve: { status: 403, title: "The author of a doc cannot approve it" },
+  must_not_waivable: {
+    status: 409,
+    title: "The profile's waiver policy does not let MUST findings be waived",
+  },
+  waiver_exists: { status: 409, title: "A waiver for this is already requested or approved" },
+  waiver_not_open: { status: 409, title: "The waiver is not waiting for a decision" },
+  already_approved: { status: 409, title: "This caller has approved it already" },
+  not_an_acknowledgement: { status: 409, title: "Only an approved acknowledgement can be withdrawn" },
+  not_build_ready: { status: 409, title: "Approval needs a current Build Ready verdict" },
+  second_person_needed: { status: 409, title: "Approval needs a second person; local mode has one" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -106,7 +106,19 @@ class Lanes {
   }
 }
 
+/** What a version's sidecar excuses (server/waivers): waived finding ids, and notes for findings it names without counting. */
+export interface WaiverHook {
+  waivedFor(
+    docId: string,
+    versionId: string,
+    mainPath: string,
+    findings: ReadonlyArray<{ id: string; check: string; message: string; anchor: Anchor }>,
+  ): Promise<{ waived: Set<string>; notes: Map<string, string> }>;
+}
+
 export class RunService {
+  /** Approved waivers of a version stop counting in its verdict (set by the service graph). */
+  waivers: WaiverHook | undefined;
   /** `run`: a run of the bundle finished (its verdict may have changed). */
   readonly events = new EventEmitter<{ run: [{ bundleId: string; docId: string }] }>();
   private readonly inflight = new Map<string, Promise<RunRow>>();
@@ -356,8 +368,14 @@ export class RunService {
       ...(carry?.findings ?? []),
     ];
     all.sort((a, b) => a.anchor.start - b.anchor.start);
+    const excused = await this.waivers?.waivedFor(docId, versionId, mainPath, all);
+    for (const f of all) {
+      const note = excused?.notes.get(f.id);
+      if (note) f.message = `${f.message} ${note}`;
+    }
     const verdict = computeVerdict({
       findings: all,
+      waived: excused?.waived,
       blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, docId)),
       kind: "lint",
       runId: id,

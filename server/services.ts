@@ -42,6 +42,7 @@ import { verifyRoots } from "./verify/roots.js";
 import { ThreadService } from "./threads/service.js";
 import { Reanchorer } from "./threads/reanchor.js";
 import { wireFeatures } from "./wiring.js";
+import { WaiverArea } from "./waivers/index.js";
 
 export interface ServicesConfig {
   /**
@@ -207,6 +208,19 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
+    const waiverArea = new WaiverArea({
+      db,
+      store,
+      profiles,
+      runs,
+      accounts,
+      clock,
+      logger,
+      mode: config.mode,
+      secretKey: key,
+    });
+    waiverArea.start();
+    undo.push(() => waiverArea.stop());
     const graph: Omit<Deps, "review" | "threads"> = {
       db,
       store,
@@ -225,6 +239,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           ? localAuthenticator(config.actor)
           : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
+      waivers: waiverArea,
       linkBase,
       clock,
       logger,

@@ -57,25 +57,38 @@ export function bundleView(row: DocRecord, run?: RunRow): Bundle {
 }
 
 /**
- * What to do next with a doc (contract 2.5): adopt the guessed frontmatter, fix the first
- * open MUST findings, or run a full review. A single-doc read adds the target ids.
+ * What to do next with a doc (contract 2.5), as far as the doc alone says: fix the open
+ * MUST findings, run a full review, adopt the guessed frontmatter, take the handoff of an
+ * approved doc. Reads for a caller put the caller's own first (a waiver or a thread to
+ * decide, a review to request) and add target ids: server/waivers/next-action.ts, which
+ * documents the one priority.
  */
 export function nextAction(doc: SpecDoc): SpecDoc["next_action"] {
   const v = doc.verdict;
+  const current = v && v.result !== "stale" ? v : undefined;
+  if (current && current.must > 0)
+    return {
+      kind: "fix",
+      sentence: `Fix ${current.must} MUST finding${current.must === 1 ? "" : "s"} to make the doc Build Ready.`,
+    };
+  if (
+    current &&
+    current.kind === "lint" &&
+    current.result === "build_ready" &&
+    current.ai_run_id === undefined
+  )
+    return {
+      kind: "review",
+      sentence: "Lint passes: run a full review to find what readers would build differently.",
+    };
   if (doc.adopt) {
     const keys = Object.keys(doc.adopt).join(" and ");
     return { kind: "adopt", sentence: `Write the ${keys} the review guessed into the frontmatter.` };
   }
-  if (!v || v.result === "stale") return undefined;
-  if (v.must > 0)
+  if (current?.result === "build_ready" && doc.status === "approved")
     return {
-      kind: "fix",
-      sentence: `Fix ${v.must} MUST finding${v.must === 1 ? "" : "s"} to make the doc Build Ready.`,
-    };
-  if (v.kind === "lint" && v.result === "build_ready")
-    return {
-      kind: "review",
-      sentence: "Lint passes: run a full review to find what readers would build differently.",
+      kind: "handoff",
+      sentence: "The doc is approved and Build Ready: take the build packet to a coding agent.",
     };
   return undefined;
 }

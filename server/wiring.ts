@@ -8,7 +8,7 @@ import { LOCAL_ADMIN } from "./auth/actor.js";
 import { users } from "./db/schema.js";
 import type { Deps } from "./deps.js";
 import type { Author } from "./threads/service.js";
-import { openSystemThread } from "./threads/ports.js";
+import { openSystemThread, threadsToDecide } from "./threads/ports.js";
 
 /** A person by actor id, as a thread names its author. */
 export async function personAuthor(d: Pick<Deps, "db">, id: string): Promise<Author> {
@@ -23,6 +23,18 @@ export async function personAuthor(d: Pick<Deps, "db">, id: string): Promise<Aut
  * (unless the caller of createServices handed in ports of its own).
  */
 export function wireFeatures(d: Deps, own: { verifyThreads: boolean }): void {
+  // next_action `decide`: the open threads the caller opened that someone answered.
+  d.waivers.threads = {
+    async threadsToDecide(actor, docIds) {
+      const wanted = new Set(docIds);
+      const out = new Map<string, Array<{ id: string; title: string }>>();
+      for (const t of await threadsToDecide(d, actor.id)) {
+        if (!wanted.has(t.doc_id)) continue;
+        out.set(t.doc_id, [...(out.get(t.doc_id) ?? []), { id: t.id, title: t.title }]);
+      }
+      return out;
+    },
+  };
   if (own.verifyThreads) return;
   d.verify.ports.threads = {
     async openBlocking(input) {

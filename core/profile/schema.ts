@@ -98,8 +98,14 @@ export const ProfileSchema = z
       .strictObject({
         approvals: z.number().int().min(0).max(10).default(1).describe("Approvals a waiver needs"),
         allow_must: z.boolean().default(true).describe("Whether MUST findings can be waived at all"),
+        approvers: z
+          .enum(["members", "maintainers", "admins"])
+          .default("members")
+          .describe(
+            "Who may approve a waiver: any member, the profile's maintainers (and admins), or admins only; never its requester",
+          ),
       })
-      .default({ approvals: 1, allow_must: true })
+      .default({ approvals: 1, allow_must: true, approvers: "members" })
       .describe("Waiver policy"),
     review: z
       .strictObject({

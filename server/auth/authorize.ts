@@ -15,7 +15,16 @@
 import type { Context } from "hono";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { bundles, docs, handoffs, profiles, runs, verificationRuns } from "../db/schema.js";
+import {
+  bundles,
+  docs,
+  handoffs,
+  profiles,
+  runs,
+  verificationRuns,
+  verificationWaivers,
+  waivers,
+} from "../db/schema.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { Env } from "../http.js";
 import { API_PREFIX } from "../version.js";
@@ -43,7 +52,13 @@ interface BundleLookup {
 /** The bundle of a record of `table` (a table with `id` and `bundle_id` columns). */
 function through(
   noun: string,
-  table: typeof docs | typeof runs | typeof verificationRuns | typeof handoffs,
+  table:
+    | typeof docs
+    | typeof runs
+    | typeof verificationRuns
+    | typeof handoffs
+    | typeof waivers
+    | typeof verificationWaivers,
 ): BundleLookup {
   return {
     noun,
@@ -75,6 +90,13 @@ export const BUNDLE_LOOKUPS: Partial<Record<ScopeKind, BundleLookup>> = {
   verification: through("verification run", verificationRuns),
   handoff: through("handoff", handoffs),
   thread: threadLookup,
+  // A finding waiver or acknowledgement, else a verification waiver (server/waivers/verification.ts).
+  waiver: {
+    noun: "waiver",
+    find: async (db, id) =>
+      (await through("waiver", waivers).find(db, id)) ??
+      (await through("waiver", verificationWaivers).find(db, id)),
+  },
 };
 
 /** The value of path parameter `name` of this request, read against the operation's path. */

@@ -848,3 +848,86 @@ export const threadMessages = pgTable(
   },
   (t) => [uniqueIndex("thread_messages_seq").on(t.threadId, t.seq)],
 );
+
+// ---- waivers: waivers and acknowledgements, review requests and approvals, inbox seen marks (server/waivers) ----
+
+/**
+ * A waiver of one finding, or an acknowledgement of one upstream trace ID or of the whole
+ * doc (standalone). `source` `sidecar`: a hand-written sidecar entry became this request.
+ * Approvals are kept inline (`[{by, name, at}]`); the policy that applied is copied in.
+ */
+export const waivers = pgTable(
+  "waivers",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    /** `finding`, `trace` or `standalone`. */
+    kind: text("kind").notNull(),
+    status: text("status").notNull(),
+    reason: text("reason").notNull(),
+    findingId: uuid("finding_id"),
+    checkSlug: text("check_slug"),
+    level: text("level"),
+    /** The waived finding's anchor when requested: file, heading path and quote keep it matched. */
+    anchor: jsonb("anchor").$type<Anchor>(),
+    traceId: text("trace_id"),
+    upstream: text("upstream"),
+    profileKey: text("profile_key").notNull(),
+    approvalsNeeded: integer("approvals_needed").notNull(),
+    approvers: text("approvers").notNull(),
+    approvals: jsonb("approvals").$type<Array<{ by: string; name: string; at: string }>>().notNull(),
+    rejectionReason: text("rejection_reason"),
+    decidedBy: text("decided_by"),
+    withdrawnBy: text("withdrawn_by"),
+    /** `service` (requested through the API) or `sidecar` (found unsigned in the sidecar file). */
+    source: text("source").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdByName: text("created_by_name").notNull(),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("waivers_doc").on(t.docId, t.createdAt), index("waivers_status").on(t.status)],
+);
+
+/** Who was asked to review a doc (one row per doc and reviewer). */
+export const reviewRequests = pgTable(
+  "review_requests",
+  {
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    reviewerId: text("reviewer_id").notNull(),
+    reviewerName: text("reviewer_name").notNull(),
+    requestedBy: text("requested_by").notNull(),
+    requestedAt: ts("requested_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.docId, t.reviewerId] })],
+);
+
+/** One approval of one version of a doc; the history is kept across versions. */
+export const docApprovals = pgTable(
+  "doc_approvals",
+  {
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    versionId: uuid("version_id").notNull(),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    by: text("by").notNull(),
+    byName: text("by_name").notNull(),
+    comment: text("comment"),
+    approvedAt: ts("approved_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.docId, t.versionId, t.by] })],
+);
+
+/** When each person last marked their inbox seen (`POST /inbox/seen`). */
+export const inboxSeen = pgTable("inbox_seen", {
+  userId: text("user_id").primaryKey(),
+  seenAt: ts("seen_at").notNull(),
+});

@@ -193,8 +193,16 @@ export class RunExecution extends ReviewBase {
     });
     const profile = profiles.get(lint.profile_key);
     const radar = profile?.radar.map((r) => r.key);
+    // Waivers the version's sidecar carries, approved through the service (server/waivers).
+    const excusedLint = await this.deps.runs.waivers?.waivedFor(
+      run.docId,
+      run.versionId,
+      doc.path,
+      lint.findings,
+    );
     const lintVerdict = computeVerdict({
       findings: lint.findings,
+      waived: excusedLint?.waived,
       blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
       kind: "lint",
       runId: run.id,
@@ -301,10 +309,16 @@ export class RunExecution extends ReviewBase {
 
     t = performance.now();
     const merged = mergeFindings(lint.findings, outcome.findings);
+    const excused = await this.deps.runs.waivers?.waivedFor(run.docId, run.versionId, doc.path, merged);
+    for (const f of merged) {
+      const note = excused?.notes.get(f.id);
+      if (note) f.message = `${f.message} ${note}`;
+    }
     const done = outcome.status === "done";
     const verdict = done
       ? computeVerdict({
           findings: merged,
+          waived: excused?.waived,
           blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
           kind: "full",
           runId: run.id,

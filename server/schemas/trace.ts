@@ -38,11 +38,13 @@ export const MatrixRowSchema = z
 
 export const MatrixCellSchema = z
   .looseObject({
-    state: z.enum(["referenced", "covered", "missing"]).openapi({
+    state: z.enum(["referenced", "covered", "missing", "acknowledged"]).openapi({
       example: "referenced",
       description:
-        "`covered`: the column's doc says `Covers <ID>.`; `referenced`: it names the ID; `missing`: neither (docs/trace.md)",
+        "`covered`: the column's doc says `Covers <ID>.`; `referenced`: it names the ID; `missing`: neither (docs/trace.md); `acknowledged`: the column's doc has an approved acknowledgement of the ID (docs/waivers.md)",
     }),
+    waiver_id: z.string().optional().openapi({ description: "with `acknowledged`: the acknowledgement" }),
+    reason: z.string().optional().openapi({ description: "with `acknowledged`: why the ID is out of scope" }),
     section: z
       .array(z.string())
       .optional()

@@ -51,7 +51,23 @@ export const WaiverListSchema = z.object({ items: z.array(WaiverSchema) }).opena
 
 const reason = z.string().min(20).openapi({ description: "at least 20 characters" });
 
-export const NewWaiverBodySchema = z.object({ finding_id: Uuid, reason }).openapi("NewWaiver");
+export const NewWaiverBodySchema = z
+  .object({
+    finding_id: Uuid.optional().openapi({ description: "a finding of the doc's latest review to waive" }),
+    trace_id: z.string().min(1).optional().openapi({
+      description: "an upstream trace ID this doc acknowledges as out of scope",
+    }),
+    upstream: z.string().min(1).optional().openapi({
+      description: "with `trace_id`: slug of the upstream bundle, when more than one defines the ID",
+    }),
+    standalone: z
+      .boolean()
+      .optional()
+      .openapi({ description: "`true`: acknowledge the whole doc as standalone" }),
+    // Checked by the service (code `reason_too_short`), so a short reason has its own code (rule 6).
+    reason: z.string().openapi({ description: "at least 20 characters", minLength: 20 }),
+  })
+  .openapi("NewWaiver", { description: "exactly one of `finding_id`, `trace_id` or `standalone: true`" });
 
 export const WithdrawAcknowledgementBodySchema = z
   .object({

@@ -82,11 +82,13 @@ async function textAnchor(d: Deps, rec: DocRecord, a: Record<string, unknown>): 
 
 async function sectionAnchor(d: Deps, rec: DocRecord, a: Record<string, unknown>): Promise<CheckedAnchor> {
   if (!isStrings(a.heading_path)) throw shapeError("section", "heading_path");
+  // An empty path is the doc as a whole (a question about no one section).
+  if (a.heading_path.length === 0) return { anchor: { heading_path: [] } };
   const { bytes } = await d.store.fileBytes(rec.head.id, rec.doc.path);
   const doc = parseMarkdown(decodeText(bytes).text);
   const wanted = a.heading_path.map(normalizeTitle).join("\u0000");
   const found = doc.sections.find((s) => s.heading_path.map(normalizeTitle).join("\u0000") === wanted);
-  if (!found || a.heading_path.length === 0)
+  if (!found)
     throw new ApiError(
       "section_not_found",
       `the doc has no section ${a.heading_path.join(" › ") || "(empty path)"}`,

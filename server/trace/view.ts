@@ -5,6 +5,7 @@ import type { Db } from "../db/index.js";
 import type { LinkSchema, TraceSchema } from "../schemas/trace.js";
 import { externalLinkStates, uncheckedState, type ExternalLinkState } from "./external-states.js";
 import type { LoadedGraph } from "./load.js";
+import { applyAcknowledgements } from "../waivers/acknowledgements.js";
 
 type Link = z.infer<typeof LinkSchema>;
 type Trace = z.infer<typeof TraceSchema>;
@@ -42,7 +43,7 @@ export async function traceView(db: Db, loaded: LoadedGraph, i: number, editable
     cells: m.cells,
     editable: m.columns.map(() => editable),
   }));
-  return {
+  const view: Trace = {
     links: graph.outgoing(i).map((l) => linkView(loaded, l, states)),
     incoming,
     matrices,
@@ -54,4 +55,6 @@ export async function traceView(db: Db, loaded: LoadedGraph, i: number, editable
     })),
     problems: graph.problems(i),
   };
+  // Approved acknowledgements: `acknowledged` cells and the `standalone` object (server/waivers).
+  return applyAcknowledgements(db, ref.id, view);
 }

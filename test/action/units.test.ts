@@ -116,6 +116,7 @@ describe("parseInputs", () => {
       comment: true,
       sarifFile: join("/runner/tmp", "spec-review.sarif"),
       workingDirectory: ".",
+      trustSidecarWaivers: false,
     });
   });
 
@@ -131,6 +132,7 @@ describe("parseInputs", () => {
           comment: "false",
           "sarif-file": "out/specs.sarif",
           "working-directory": "product",
+          "trust-sidecar-waivers": "true",
         }),
         {},
       ),
@@ -143,6 +145,7 @@ describe("parseInputs", () => {
       comment: false,
       sarifFile: "out/specs.sarif",
       workingDirectory: "product",
+      trustSidecarWaivers: true,
     });
   });
 

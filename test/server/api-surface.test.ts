@@ -102,16 +102,12 @@ describe("the API surface", () => {
   );
 
   it("answers 501 whatever the body of a not-built operation holds", async () => {
-    const res = await t.req("POST", "/docs/00000000-0000-4000-8000-000000000000/waivers", {
-      reason: "short",
-    });
-    await problem(res, 501, "not_implemented");
-    // Any operation still marked not built (threads, which this once named, are built).
-    const op = [...notBuilt].find((o) => o.startsWith("POST /docs/{docId}/"));
-    if (!op) return;
-    const garbage = await t.req("POST", op.slice(5).replace("{docId}", UNKNOWN_ID), "not json", {
-      "content-type": "application/json",
-    });
+    // Any operation still marked not built: a body that is not even JSON is not looked at.
+    const op = [...notBuilt].find((o) => o.startsWith("POST "));
+    if (!op) return; // every POST is built
+    const path = op.slice(5).replace(/\{\w+\}/g, UNKNOWN_ID);
+    await problem(await t.req("POST", path, { reason: "short" }), 501, "not_implemented");
+    const garbage = await t.req("POST", path, "not json", { "content-type": "application/json" });
     await problem(garbage, 501, "not_implemented");
   });
 

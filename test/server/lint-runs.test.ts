@@ -136,7 +136,9 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     const list = await json<BundleList>(t.req("GET", "/bundles"));
     const doc = list.items.find((b) => b.slug === "untyped")!.docs[0]!;
     expect(doc.adopt).toMatchObject({ size: expect.any(String) });
-    expect(doc.next_action).toMatchObject({ kind: "adopt" });
+    // In the fixed priority of next actions (docs/review-status.md) a MUST finding to fix comes before adopting.
+    expect(doc.verdict!.must).toBeGreaterThan(0);
+    expect(doc.next_action).toMatchObject({ kind: "fix" });
     const res = await t.req("POST", `/docs/${doc.id}/adopt?base_version=${doc.current_version.id}`);
     expect(res.status).toBe(200);
     const after = readFileSync(join(t.root, "untyped/spec.md"), "utf8");

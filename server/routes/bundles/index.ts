@@ -66,7 +66,7 @@ export default function bundleRoutes() {
       responses: { 200: jsonResponse(BundleListSchema, "A page of bundles, by slug"), ...errorResponses },
     }),
     async (c) => {
-      const { store, index, mode } = deps(c);
+      const { store, index, mode, waivers } = deps(c);
       const { limit, cursor } = c.req.valid("query");
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const actor = c.get("actor");
@@ -81,8 +81,14 @@ export default function bundleRoutes() {
         // A list filtered for this caller; folders that failed to become bundles are
         // workspace business, not a guest's.
         const problems = actor?.role === "guest" ? [] : store.problems();
-        return c.json(bodyOf(await index.page(limit, after, visible), problems), 200);
+        const page = await index.page(limit, after, visible);
+        const items = (await waivers.personalize(actor, page.items)) ?? page.items;
+        return c.json(bodyOf({ ...page, items }, problems), 200);
       }
+      // The caller's own next actions (a waiver to decide, ...; server/waivers) make a page of its own.
+      const page = await index.page(limit, after);
+      const personal = await waivers.personalize(actor, page.items);
+      if (personal) return c.json(bodyOf({ ...page, items: personal }, store.problems()), 200);
       // Everyone sees everything (local mode, an admin): the same page is written as JSON
       // once until a bundle (or the problems list) changes.
       const text = await index.pageJson(limit, after, store.problems(), bodyOf);
@@ -107,7 +113,10 @@ export default function bundleRoutes() {
       await store.refreshBundle(bundleId);
       const row = await store.bundle(bundleId);
       await runs.settled(row.doc.id);
-      return c.json(bundleView(row, (await runs.latestRuns([row.doc.id])).get(row.doc.id)), 200);
+      const view = bundleView(row, (await runs.latestRuns([row.doc.id])).get(row.doc.id));
+      // A single read: the caller's next action with its target ids (server/waivers/next-action.ts).
+      view.docs = await deps(c).waivers.withNextActions(c.get("actor"), view.docs, true);
+      return c.json(view, 200);
     },
   );
 

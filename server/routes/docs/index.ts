@@ -107,11 +107,9 @@ export default function docRoutes() {
       await runs.settled(docId); // the first lint of its current version, if one is running
       const run = (await runs.latestRuns([docId])).get(docId);
       const doc = docView(await store.doc(docId), run);
-      if (doc.next_action?.kind === "fix" && run) {
-        const first = await runs.firstFinding(run.id, "MUST");
-        if (first) doc.next_action.finding_id = first.id;
-      }
-      return c.json(doc, 200);
+      // The caller's next action with its target ids (server/waivers/next-action.ts).
+      const [withNext] = await deps(c).waivers.withNextActions(c.get("actor"), [doc], true);
+      return c.json(withNext!, 200);
     },
   );
 

@@ -11,7 +11,10 @@ import {
   ReviewRequestBodySchema,
   ReviewStatusSchema,
 } from "../../schemas/status.js";
-import { noContent, stub } from "../stub.js";
+import { noContent } from "../stub.js";
+import { caller } from "../../auth/actor.js";
+import { insights } from "../../waivers/insights.js";
+import { inboxRoutes } from "./inbox.js";
 
 const tags = ["status"];
 
@@ -97,9 +100,21 @@ export const getInsights = createRoute({
 
 export default function statusRoutes(): Router {
   const r = createRouter();
-  stub(r, getReviewStatus);
-  stub(r, requestReview);
-  stub(r, approveDoc);
+  r.openapi(getReviewStatus, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json(await deps(c).waivers.status.status(docId, c.get("actor")), 200);
+  });
+  r.openapi(requestReview, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { reviewers, message } = c.req.valid("json");
+    return c.json(await deps(c).waivers.status.requestReview(docId, caller(c), reviewers, message), 200);
+  });
+  r.openapi(approveDoc, async (c) => {
+    const { docId } = c.req.valid("param");
+    // The body is optional: an empty POST approves the current version.
+    const body = (c.req.valid("json") as { base_version?: string; comment?: string } | undefined) ?? {};
+    return c.json(await deps(c).waivers.status.approve(docId, caller(c), body), 200);
+  });
   r.openapi(listPeople, async (c) => {
     const d = deps(c);
     // Local mode has one implicit admin and no members.
@@ -107,9 +122,15 @@ export default function statusRoutes(): Router {
     const people = await d.accounts.people();
     return c.json({ items: people.map(({ id, name, email, role }) => ({ id, name, email, role })) }, 200);
   });
-  stub(r, getInbox);
-  stub(r, markInboxSeen);
-  stub(r, markInboxItemRead);
-  stub(r, getInsights);
+  inboxRoutes(r, { getInbox, markInboxSeen, markInboxItemRead });
+  r.openapi(getInsights, async (c) => {
+    const d = deps(c);
+    const items = await insights(
+      d.db,
+      d.runs,
+      d.profiles.list().map((p) => p.key),
+    );
+    return c.json({ items }, 200);
+  });
   return r;
 }

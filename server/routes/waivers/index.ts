@@ -1,6 +1,7 @@
 /** Waivers of findings, acknowledgements, and verification waivers. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { caller } from "../../auth/actor.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
 import { DocIdParams, WaiverIdParams } from "../../schemas/params.js";
 import {
   ApproveWaiverBodySchema,
@@ -13,6 +14,7 @@ import {
 } from "../../schemas/waivers.js";
 import { stub } from "../stub.js";
 import { verificationWaiverRoute } from "../verifications/waivers.js";
+import { decideVerification, verificationWaiverViews } from "../../waivers/verification.js";
 
 const tags = ["waivers"];
 
@@ -82,10 +84,37 @@ export const rejectWaiver = createRoute({
 export default function waiverRoutes(): Router {
   const r = createRouter();
   verificationWaiverRoute(r, requestVerificationWaiver);
-  stub(r, listWaivers);
-  stub(r, requestWaiver);
-  stub(r, withdrawAcknowledgement);
-  stub(r, approveWaiver);
-  stub(r, rejectWaiver);
+  r.openapi(listWaivers, async (c) => {
+    const { docId } = c.req.valid("param");
+    const d = deps(c);
+    const items = [
+      ...(await d.waivers.waivers.list(docId, c.get("actor"))),
+      ...(await verificationWaiverViews(d, docId, c.get("actor"))),
+    ];
+    return c.json({ items }, 200);
+  });
+  r.openapi(requestWaiver, async (c) => {
+    const { docId } = c.req.valid("param");
+    const waiver = await deps(c).waivers.waivers.request(docId, caller(c), c.req.valid("json"));
+    return c.json(waiver, 201);
+  });
+  r.openapi(withdrawAcknowledgement, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { waiver_id } = c.req.valid("json");
+    return c.json(await deps(c).waivers.waivers.withdraw(docId, caller(c), waiver_id), 200);
+  });
+  r.openapi(approveWaiver, async (c) => {
+    const { waiverId } = c.req.valid("param");
+    const verification = await decideVerification(deps(c), waiverId, caller(c), true);
+    if (verification) return c.json(verification, 200);
+    return c.json(await deps(c).waivers.waivers.approve(waiverId, caller(c)), 200);
+  });
+  r.openapi(rejectWaiver, async (c) => {
+    const { waiverId } = c.req.valid("param");
+    const { reason } = c.req.valid("json");
+    const verification = await decideVerification(deps(c), waiverId, caller(c), false, reason);
+    if (verification) return c.json(verification, 200);
+    return c.json(await deps(c).waivers.waivers.reject(waiverId, caller(c), reason), 200);
+  });
   return r;
 }

@@ -22,7 +22,7 @@ describe("parseProfile", () => {
     expect(r.profile.checks[0]!.params).toEqual({ section: "Goals", min_words: 2 });
     expect(r.profile.checks[0]!.relaxed).toBe(false);
     expect(r.profile.sizes).toEqual({ default: "standard", values: [{ key: "standard", skip: [] }] });
-    expect(r.profile.waivers).toEqual({ approvals: 1, allow_must: true });
+    expect(r.profile.waivers).toEqual({ approvals: 1, allow_must: true, approvers: "members" });
     expect(r.profile.template).toBe("template.md");
   });
 

@@ -244,11 +244,22 @@ for (const kind of DB_KINDS) {
         result: "built",
         handoff_version: 1,
       });
-      // Threads are not wired on this branch: a blocked report is recorded without a thread.
-      const blocked = await json<Record<string, unknown>>(
+      // A blocked report opens a blocking thread on the doc, naming the handoff and its version.
+      const blocked = await json<{ thread_id: string }>(
         t.req("POST", `/handoffs/${p.handoff_id}/report`, { result: "blocked", body: "Which currency?" }),
       );
-      expect(blocked).not.toHaveProperty("thread_id");
+      const thread = await json<Record<string, unknown>>(t.req("GET", `/threads/${blocked.thread_id}`));
+      expect(thread).toMatchObject({
+        doc_id: doc.id,
+        blocking: true,
+        status: "open",
+        handoff_id: p.handoff_id,
+        handoff_version: 1,
+      });
+      const after = await json<{ verdict?: { result: string; blocking_threads?: number } }>(
+        t.req("GET", `/docs/${doc.id}`),
+      );
+      expect(after.verdict).toMatchObject({ result: "not_build_ready", blocking_threads: 1 });
       expect(
         (await json<{ items: Handoff[] }>(t.req("GET", `/docs/${doc.id}/handoff`))).items[0]!.reports,
       ).toBe(2);
