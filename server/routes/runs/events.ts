@@ -23,7 +23,12 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
   let after = Number.isFinite(from) && from > 0 ? from : 0;
   return streamSSE(c, async (stream) => {
     let wake: (() => void) | undefined;
-    const off = bus.onRun(runId, () => wake?.());
+    // A notice that comes while the database is being read must not be lost until the next poll.
+    let noticed: boolean;
+    const off = bus.onRun(runId, () => {
+      noticed = true;
+      wake?.();
+    });
     stream.onAbort(() => wake?.());
     try {
       if (run.kind === "lint") {
@@ -40,6 +45,7 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
       let lastBeat = Date.now();
       let endedSeenAt: number | undefined;
       while (!stream.aborted) {
+        noticed = false;
         const events = await eventsAfter(db, runId, after);
         for (const ev of events) {
           await stream.writeSSE({ id: String(ev.seq), event: ev.name, data: JSON.stringify(ev.data) });
@@ -69,6 +75,7 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
           await stream.write(": heartbeat\n\n");
           lastBeat = Date.now();
         }
+        if (noticed) continue;
         await new Promise<void>((resolve) => {
           const t = setTimeout(done, Math.min(bus.sse.pollMs, bus.sse.heartbeatMs));
           function done() {
