@@ -21,14 +21,12 @@ export interface RunBus {
   /** A run was queued: wake the workers. */
   queued(): void;
   onQueued(listener: () => void): () => void;
+  /** Wake every follower and worker (after a reconnect, or to end streams on shutdown). */
+  wakeAll?(): void;
 }
 
 export class InProcessBus implements RunBus {
   private readonly emitter = new EventEmitter();
-  /** The events someone listens to (ClusterBus wakes them all after a reconnect). */
-  protected names(): Array<string | symbol> {
-    return this.emitter.eventNames();
-  }
   /** The event stream's timing: a heartbeat after this long without events; the database is read again at least this often. */
   readonly sse = { heartbeatMs: 15_000, pollMs: 1_000 };
 
@@ -49,6 +47,17 @@ export class InProcessBus implements RunBus {
   /** A run was queued: wake the workers. */
   queued(): void {
     this.emitter.emit("queued");
+  }
+
+  /**
+   * Every follower and worker of this process reads again: notices may have been missed
+   * (a reconnect), or the server is stopping (followers end their streams).
+   */
+  wakeAll(): void {
+    for (const name of this.emitter.eventNames()) {
+      if (name === "queued") this.emitter.emit("queued");
+      else if (typeof name === "string" && name.startsWith("run:")) this.emitter.emit(name, 0);
+    }
   }
 
   onQueued(listener: () => void): () => void {
@@ -87,14 +96,6 @@ export class ClusterBus extends InProcessBus {
   override queued(): void {
     super.queued();
     this.cluster.publish({ t: "queued" });
-  }
-
-  /** Every follower and worker reads again (notices may have been missed). */
-  wakeAll(): void {
-    for (const name of this.names()) {
-      if (name === "queued") super.queued();
-      else if (typeof name === "string" && name.startsWith("run:")) super.published(name.slice(4), 0);
-    }
   }
 
   stop(): void {

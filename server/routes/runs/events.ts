@@ -2,7 +2,8 @@
  * GET /runs/{runId}/events: a run's persisted events as server-sent events. Each event's
  * id is its sequence number in the run, so a client that reconnects with `Last-Event-ID`
  * gets only what it missed. A comment line is sent as a heartbeat while nothing happens;
- * the stream closes after `done` or `failed`. A lint run (no stages to follow) answers one
+ * the stream closes after `done` or `failed` (or when the instance shuts down: the client
+ * resumes elsewhere with `Last-Event-ID`). A lint run (no stages to follow) answers one
  * `done` with its verdict.
  */
 import type { Context } from "hono";
@@ -45,6 +46,8 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
       let lastBeat = Date.now();
       let endedSeenAt: number | undefined;
       while (!stream.aborted) {
+        // Shutting down: end the stream; the client resumes on another instance with Last-Event-ID.
+        if (deps(c).lifecycle?.draining) return;
         noticed = false;
         const events = await eventsAfter(db, runId, after);
         for (const ev of events) {
