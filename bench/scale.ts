@@ -25,8 +25,14 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { quantile } from "./lib/load.js";
-import { startFakeOpenAI } from "../test/helpers/fake-openai.js";
-import { answerFor } from "../test/core/review/e2e-helpers.js";
+import { startFakeOpenAI, type RecordedRequest } from "../test/helpers/fake-openai.js";
+import { scriptedAnswer } from "../test/core/review/scripted-model.js";
+
+/** The scripted review model of the tests: a valid answer for each stage's schema. */
+function answerFor(req: RecordedRequest) {
+  const rf = req.body.response_format?.json_schema;
+  return { json: scriptedAnswer(rf?.name ?? "", req.prompt, rf?.schema) };
+}
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -35,7 +35,8 @@ export async function openDatabase(url: string): Promise<Database> {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
-    const client = postgres(url, { max: 10, onnotice: () => {} });
+    // Connections per instance (DATABASE_POOL_MAX, default 10): instances x pool (+1 listening) must fit max_connections.
+    const client = postgres(url, { max: Number(process.env.DATABASE_POOL_MAX) || 10, onnotice: () => {} });
     const db = drizzle(client, { schema });
     // Instances starting together migrate one at a time: the others wait, then find it done.
     const lock = await client.reserve();
