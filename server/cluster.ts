@@ -60,6 +60,8 @@ export interface Cluster {
 }
 
 export const CHANNEL = "spec_review_cluster";
+/** The listening connection's application_name. */
+export const LISTENER_NAME = "spec-review cluster listener";
 /** A sync round trip slower than this is given up: the caller reads from the database. */
 const SYNC_TIMEOUT_MS = 2000;
 
@@ -136,6 +138,8 @@ export class PgCluster implements Cluster {
       idle_timeout: null,
       max_lifetime: null,
       fetch_types: false,
+      // Named, so operators (and the tests) can tell it in pg_stat_activity.
+      connection: { application_name: LISTENER_NAME },
       onnotice: () => {},
       onnotify: (channel: string, payload: string) => {
         if (channel === CHANNEL) this.heard(payload);

@@ -11,6 +11,7 @@ import { freshPostgres } from "../helpers/app.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { answerFor } from "../core/review/e2e-helpers.js";
 import { newSecretKey, startInstance, type Instance } from "./instances.js";
+import { LISTENER_NAME } from "../../server/cluster.js";
 import type { BundleList, SpecDoc, WriteResult } from "../helpers/types.js";
 
 const PG = process.env.TEST_DATABASE_URL;
@@ -97,7 +98,7 @@ describe.skipIf(!PG)("three instances on one Postgres", () => {
     await pg?.drop();
   });
 
-  it("a bundle created, saved, renamed and deleted through one is read at once through the others", async () => {
+  it("a bundle created, saved and deleted through one is read at once through the others", async () => {
     // Warm every instance's bundle list first, so a stale cache would show.
     for (const n of nodes) expect((await body<BundleList>(n.req("GET", "/bundles"))).items).toEqual([]);
     const doc = await body<SpecDoc>(
@@ -125,6 +126,35 @@ describe.skipIf(!PG)("three instances on one Postgres", () => {
     const del = await c.req("DELETE", `/bundles/${doc.bundle_id}`);
     expect(del.status, await del.clone().text()).toBeLessThan(300);
     for (const n of [a, b]) expect((await body<BundleList>(n.req("GET", "/bundles"))).items).toEqual([]);
+  });
+
+  it("after the listening connections drop, the bundle lists are read afresh and notices flow again", async () => {
+    for (const n of nodes) await body(n.req("GET", "/bundles"));
+    const { default: postgres } = await import("postgres");
+    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+    const killed = await sql`
+      select pg_terminate_backend(pid) from pg_stat_activity
+      where application_name = ${LISTENER_NAME} and datname = current_database()`;
+    expect(killed.length).toBe(3);
+    // Written while nobody listens: the notice is lost, the read must not be.
+    const doc = await body<SpecDoc>(a.req("POST", "/bundles", { profile: "adr", name: "decisions/queue" }));
+    for (const n of [b, c]) {
+      const list = await body<BundleList>(n.req("GET", "/bundles"));
+      expect(list.items.map((x) => x.slug)).toContain("decisions/queue");
+    }
+    // Listening again: the next change travels as a notice.
+    for (let i = 0; i < 100 && nodes.some((n) => !n.services.cluster.listening); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(nodes.every((n) => n.services.cluster.listening)).toBe(true);
+    const [row] = await sql<Array<{ n: number }>>`
+      select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_NAME} and datname = current_database()`;
+    expect(row!.n).toBe(3);
+    await sql.end();
+    expect((await b.req("DELETE", `/bundles/${doc.bundle_id}`)).status).toBeLessThan(300);
+    for (const n of [a, c])
+      expect((await body<BundleList>(n.req("GET", "/bundles"))).items.map((x) => x.slug)).not.toContain(
+        "decisions/queue",
+      );
   });
 
   it("a client on B follows a run executed on A, within 100 ms, and resumes on C with Last-Event-ID", async () => {
