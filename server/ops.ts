@@ -10,8 +10,8 @@
  *
  * And the request middleware every request passes first: a request id (the caller's
  * `X-Request-Id` when it is a sane one, else a new one; sent back), carried by every log
- * line written while answering (server/log.ts), one log line per request, and its
- * latency by route pattern.
+ * line written while answering (server/log.ts), one log line per request (hosted mode;
+ * local mode at debug), and its latency by route pattern.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -52,7 +52,8 @@ export function requestMiddleware(deps: Deps): MiddlewareHandler {
         status,
         ms: Math.round(seconds * 1e4) / 10,
       };
-      if (QUIET.has(c.req.path)) deps.logger.debug("request", line);
+      // Local mode is one person at a terminal: their requests are logged at debug only.
+      if (QUIET.has(c.req.path) || deps.mode === "local") deps.logger.debug("request", line);
       else deps.logger.info("request", line);
     });
   };
