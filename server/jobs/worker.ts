@@ -70,8 +70,12 @@ export class ReviewWorker {
     this.offQueued = this.bus.onQueued(() => this.wake?.());
     this.timers.push(
       setInterval(() => {
-        heartbeat(this.db, [...this.active.keys()], this.clock.now()).catch((err: unknown) =>
-          this.logger.warn("heartbeat failed", { error: String(err) }),
+        heartbeat(this.db, [...this.active.keys()], this.clock.now(), this.id).then(
+          (lost) => {
+            // Paused past the lease (docs/scale.md): another worker holds these now.
+            if (lost.length > 0) this.logger.warn("runs taken over by another worker", { runs: lost });
+          },
+          (err: unknown) => this.logger.warn("heartbeat failed", { error: String(err) }),
         );
       }, this.opts.heartbeatMs),
       setInterval(() => {
