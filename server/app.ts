@@ -18,6 +18,8 @@ import { cookieCsrf } from "./middleware/csrf.js";
 import { remoteToken } from "./middleware/remote-token.js";
 import { redact } from "./redact.js";
 import { mountMcp } from "./mcp-server/http.js";
+import { mountOps, requestMiddleware } from "./ops.js";
+import { clusterFlush } from "./cluster-wire.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
 
@@ -65,6 +67,10 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
     c.set("deps", deps);
     await next();
   });
+  // Operations (issue 19): request id, log line and latency; /healthz, /readyz, /metrics; cluster notices out before answering.
+  app.use("*", requestMiddleware(deps));
+  mountOps(app, deps);
+  if (deps.cluster) app.use("*", clusterFlush(deps.cluster));
   app.use("*", requestGuard(http, deps.publicUrl));
   if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
   app.use("*", cookieCsrf());

@@ -4,7 +4,9 @@
  * It is built on first use and kept right by events: a new version or any other change
  * of a bundle (store), and a finished run (runs) mark the bundle dirty; the next read
  * reloads the dirty bundles only. Local mode has one process per folder, so the
- * process sees every change.
+ * process sees every change. Several instances on one Postgres (server/cluster.ts) mark
+ * each other's changes through `invalidate`, and `beforeRead` makes sure every change
+ * committed before a read was heard (else the list is read afresh).
  */
 import type { RunService } from "./runs.js";
 import type { Bundle } from "./schemas/common.js";
@@ -18,6 +20,8 @@ export class BundleIndex {
   private readonly audiences = new Map<string, BundleAudience>();
   private sorted: Bundle[] | null = null;
   private loaded = false;
+  /** Bumped by `reloadAll`: a load that started before it does not count as complete. */
+  private epoch = 0;
   private dirty = new Set<string>();
   /** Pages already written as JSON, by key; emptied whenever a bundle view changes. */
   private readonly json = new Map<string, { extra: unknown; text: string }>();
@@ -39,6 +43,25 @@ export class BundleIndex {
     store.events.on("version", this.markVersion);
     store.events.on("changed", this.mark);
     runs.events.on("run", this.mark);
+  }
+
+  /**
+   * Awaited before each read; false when changes may have been missed (the list is then
+   * read afresh). Set by server/cluster-wire.ts on several instances.
+   */
+  beforeRead: (() => Promise<boolean>) | undefined;
+
+  /** Another instance changed the bundle (`version`: a new version, so its readers go stale too). */
+  invalidate(bundleId: string, version = false): void {
+    if (version) this.markVersion({ bundleId });
+    else this.mark({ bundleId });
+  }
+
+  /** Changes may have been missed: the next read loads the whole list again. */
+  reloadAll(): void {
+    this.loaded = false;
+    this.epoch++;
+    this.dirty.clear();
   }
 
   stop(): void {
@@ -107,6 +130,7 @@ export class BundleIndex {
 
   /** Reload what changed since the last read (one load at a time). */
   private async fresh(): Promise<void> {
+    if (this.beforeRead && !(await this.beforeRead())) this.reloadAll();
     while (this.loading) await this.loading;
     if (this.loaded && this.dirty.size === 0) return;
     this.loading = this.load().finally(() => (this.loading = undefined));
@@ -116,12 +140,18 @@ export class BundleIndex {
   private async load(): Promise<void> {
     const ids = [...this.dirty];
     this.dirty.clear();
+    const epoch = this.epoch;
+    const full = !this.loaded;
     try {
-      const rows = this.loaded
+      const rows = !full
         ? await this.store.bundlesByIds(ids)
         : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
       const latest = await this.runs.latestRuns(rows.map((r) => r.doc.id));
-      if (this.loaded)
+      if (full) {
+        this.views.clear();
+        this.audiences.clear();
+        this.readers.clear();
+      } else
         for (const id of ids) {
           this.views.delete(id);
           this.audiences.delete(id);
@@ -137,7 +167,7 @@ export class BundleIndex {
           set.add(r.bundle.id);
         }
       }
-      this.loaded = true;
+      this.loaded = epoch === this.epoch;
       this.sorted = null;
       this.json.clear();
     } catch (err) {

@@ -19,6 +19,10 @@ import type { VerificationService } from "./verify/service.js";
 import type { ThreadService } from "./threads/service.js";
 import { redact } from "./redact.js";
 import type { WaiverArea } from "./waivers/index.js";
+import type { Cluster } from "./cluster.js";
+import type { Metrics } from "./metrics.js";
+import type { Lifecycle } from "./ops.js";
+import { pinoLogger } from "./log.js";
 
 export interface Clock {
   now(): Date;
@@ -76,23 +80,23 @@ export interface Deps {
   linkBase(): string;
   /** spec-review's own version (package.json). */
   serverVersion: string;
+  /** The other instances on the same Postgres (server/cluster.ts); none on PGlite. */
+  cluster?: Cluster;
+  /** Prometheus metrics of this graph (server/metrics.ts): the App counts webhook deliveries here. */
+  metrics?: Metrics;
+  /** Set `draining` when shutting down: /readyz fails first (server/ops.ts, server/start.ts). */
+  lifecycle?: Lifecycle;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One JSON object per line on stderr, at `info` and above unless `debug` is set; secrets redacted (server/redact.ts). */
+/**
+ * One JSON object per line on stderr (pino: server/log.ts), at `info` and above unless
+ * `debug` is set, with the request id of the request it happens in; secrets redacted
+ * (server/redact.ts).
+ */
 export function jsonLogger(opts: { debug?: boolean; write?: (line: string) => void } = {}): Logger {
-  const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
-  const at =
-    (level: string) =>
-    (msg: string, fields: Record<string, unknown> = {}) =>
-      write(redact(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })));
-  return {
-    debug: opts.debug ? at("debug") : () => {},
-    info: at("info"),
-    warn: at("warn"),
-    error: at("error"),
-  };
+  return pinoLogger(opts);
 }

@@ -73,6 +73,8 @@ function versionView(v: typeof profileVersions.$inferSelect): ProfileVersionView
 
 export class ProfileRegistry {
   private readonly cache = new Map<string, { number: number; profile: Profile }>();
+  /** Called after this registry changed a profile (other instances reload: server/cluster-wire.ts). */
+  onChange: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -148,6 +150,11 @@ export class ProfileRegistry {
         }
       });
     }
+    await this.reload();
+  }
+
+  /** Load the current version of every profile (another instance changed one: server/cluster-wire.ts). */
+  async reload(): Promise<void> {
     const heads = await this.db
       .select({
         key: profiles.key,
@@ -269,6 +276,7 @@ export class ProfileRegistry {
       });
     });
     this.cache.set(key, { number: 1, profile });
+    this.onChange?.();
     return this.detail(key);
   }
 
@@ -312,6 +320,7 @@ export class ProfileRegistry {
       return p.headNumber + 1;
     });
     this.cache.set(key, { number, profile });
+    this.onChange?.();
     return this.detail(key);
   }
 
@@ -374,5 +383,6 @@ export class ProfileRegistry {
       );
     await this.db.delete(profiles).where(eq(profiles.key, key));
     this.cache.delete(key);
+    this.onChange?.();
   }
 }

@@ -255,6 +255,11 @@ export class RunService {
     return run;
   }
 
+  /** A full review of the doc finished on another instance (server/cluster-wire.ts). */
+  forgetNoFullRun(docId: string): void {
+    this.noFullRun.delete(docId);
+  }
+
   /** Say that a run of the bundle finished (a full review), so views of its verdict refresh. */
   changed(bundleId: string, docId: string): void {
     this.noFullRun.delete(docId);

@@ -12,6 +12,8 @@
  *             └─ auth (who calls: the local admin in local mode)
  */
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { runs as runsTable } from "./db/schema.js";
 import { openDatabase, type Database } from "./db/index.js";
 import { LocalStore } from "./store/local.js";
 import { DbStore } from "./store/db/store.js";
@@ -27,7 +29,11 @@ import { ModelService, type ClientFactory } from "./models/service.js";
 import { McpConnections } from "./mcp/connections.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
-import { InProcessBus } from "./jobs/bus.js";
+import { ClusterBus, InProcessBus } from "./jobs/bus.js";
+import { LocalCluster, PgCluster, type Cluster } from "./cluster.js";
+import { wireCluster } from "./cluster-wire.js";
+import { Metrics } from "./metrics.js";
+import type { Lifecycle } from "./ops.js";
 import type { ReviewWorker, WorkerOptions } from "./jobs/worker.js";
 import { ReviewService } from "./review/service.js";
 import { createReviewWorker } from "./review/worker.js";
@@ -92,6 +98,13 @@ export interface ServicesConfig {
   passwordCost?: number;
   /** Handoff and verification: the threads, repo-host reader and waiver ports (server/verify/ports.ts). */
   verify?: Partial<VerifyPorts>;
+  /**
+   * Hear other instances on the same Postgres (LISTEN/NOTIFY, server/cluster.ts); default:
+   * on for Postgres. PGlite has one process and needs none.
+   */
+  cluster?: boolean;
+  /** Process metrics (memory, event loop) beside the service's own (default: no; `serve` turns them on). */
+  processMetrics?: boolean;
 }
 
 export interface Services extends Deps {
@@ -105,6 +118,9 @@ export interface Services extends Deps {
   worker: ReviewWorker | undefined;
   /** The address the server listens on, once it does (links use it when no public URL is set). */
   listeningAt(url: string): void;
+  cluster: Cluster;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
   /** Stop the worker, the watcher and the lint runs, then close the database if the graph opened it. */
   close(): Promise<void>;
 }
@@ -151,6 +167,14 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       typeof config.database === "string" ? await openDatabase(config.database) : config.database;
     if (typeof config.database === "string") undo.push(() => database.close());
     const { db } = database;
+    // Other instances on the same Postgres: their changes reach this graph's caches, and ours theirs.
+    const cluster: Cluster =
+      config.cluster !== false && database.kind === "postgres" && database.url
+        ? await PgCluster.connect({ url: database.url, db, logger })
+        : new LocalCluster();
+    undo.push(() => cluster.close());
+    const metrics = new Metrics(db, { defaults: config.processMetrics ?? false });
+    const lifecycle: Lifecycle = { draining: false };
 
     const key = config.secretKey ?? loadSecretKey({ dataDir: config.dataDir, mode: config.mode });
     const budget = new DbBudget(db);
@@ -197,7 +221,8 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     });
     await store.start();
 
-    const bus = new InProcessBus();
+    const bus = cluster.kind === "local" ? new InProcessBus() : new ClusterBus(cluster);
+    if (bus instanceof ClusterBus) undo.push(() => bus.stop());
     const verify = new VerificationService({
       ...{ db, store, profiles, models, budget, bus, clock, logger },
       mode: config.mode,
@@ -208,6 +233,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
+    undo.push(wireCluster(cluster, { index, store, runs, sessions: accounts.sessions, profiles, logger }));
+    // Model calls are counted (tokens, cost) as they answer.
+    const forRole = models.forRole.bind(models);
+    models.forRole = async (role) => {
+      const m = await forRole(role);
+      return m && metrics.instrumentRole(m);
+    };
     const waiverArea = new WaiverArea({
       db,
       store,
@@ -246,6 +278,9 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       mode: config.mode,
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       serverVersion: config.serverVersion ?? packageVersion(),
+      cluster,
+      metrics,
+      lifecycle,
     };
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
     const deps = graph as Deps;
@@ -258,7 +293,19 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {
-      const w = createReviewWorker(deps, config.worker);
+      const w = createReviewWorker(deps, {
+        // With peers, queued runs are announced over NOTIFY: the poll is only a safety net.
+        ...(cluster.kind === "local" ? {} : { pollMs: 5000 }),
+        ...config.worker,
+        afterRun: async (runId) => {
+          const [row] = await db
+            .select({ stages: runsTable.stages })
+            .from(runsTable)
+            .where(eq(runsTable.id, runId));
+          if (row) metrics.observeStages(row.stages);
+          await config.worker?.afterRun?.(runId);
+        },
+      });
       undo.push(() => w.stop());
       await w.start();
       worker = w;
@@ -280,6 +327,9 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       models,
       budget,
       worker,
+      cluster,
+      metrics,
+      lifecycle,
       listeningAt: (url: string) => {
         listening = url;
       },

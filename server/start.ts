@@ -48,7 +48,19 @@ export interface RunningServer {
   /** The address people reach it at, when one was given. */
   publicUrl?: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown (SIGTERM): /readyz fails and event streams end (clients resume on
+   * another instance), no new request or run is taken, runs in flight get `graceMs` to
+   * finish and are otherwise handed back to the queue, open requests get what is left of
+   * it; then the database closes. Default grace: SPEC_REVIEW_SHUTDOWN_MS, else 10 s.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** How long a shutdown waits for runs and requests in flight. */
+export function shutdownGraceMs(env: Record<string, string | undefined> = process.env): number {
+  const ms = Number(env.SPEC_REVIEW_SHUTDOWN_MS);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 10_000;
 }
 
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
@@ -76,6 +88,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     catchUp: true,
     // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
     worker: { exclusive: !opts.databaseUrl },
+    processMetrics: true,
   });
   // Who may reach the server: the listen host (and loopback names); more with SPEC_REVIEW_ALLOWED_HOSTS.
   const http: HttpOptions = {
@@ -113,9 +126,26 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     url: `http://${host}:${port}`,
     ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
     port,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close: async (graceMs = shutdownGraceMs()) => {
+      const deadline = Date.now() + graceMs;
+      services.lifecycle.draining = true;
+      logger.info("shutting down", { grace_ms: graceMs });
+      // Stop accepting connections; idle keep-alive ones close now, busy ones when answered.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const http = server as unknown as { closeIdleConnections?(): void; closeAllConnections?(): void };
+      http.closeIdleConnections?.();
+      services.bus.wakeAll?.();
+      await services.worker?.stop(Math.max(0, deadline - Date.now()));
+      let t: NodeJS.Timeout | undefined;
+      await Promise.race([
+        closed,
+        new Promise((r) => (t = setTimeout(r, Math.max(0, deadline - Date.now())))),
+      ]);
+      clearTimeout(t);
+      http.closeAllConnections?.();
+      await closed;
       await services.close();
+      logger.info("stopped");
     },
   };
 }

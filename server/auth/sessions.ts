@@ -57,6 +57,8 @@ function tokenView(t: typeof apiTokens.$inferSelect): TokenView {
 export class Sessions {
   /** SHA-256 of a session or token -> the person, until when (see AUTH_CACHE_MS). */
   private readonly cache = new Map<string, { actor: Actor; until: number }>();
+  /** Called when sessions or tokens end here, so other instances drop them too (server/cluster-wire.ts). */
+  onEnded: ((ended: { userId?: string; hash?: string }) => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -79,6 +81,13 @@ export class Sessions {
 
   private forgetUser(userId: string): void {
     for (const [hash, hit] of this.cache) if (hit.actor.id === userId) this.cache.delete(hash);
+  }
+
+  /** Sessions or tokens ended on another instance: never answer them from memory again. */
+  forget(ended: { userId?: string; hash?: string }): void {
+    if (ended.userId) this.forgetUser(ended.userId);
+    if (ended.hash) this.cache.delete(ended.hash);
+    if (!ended.userId && !ended.hash) this.cache.clear();
   }
 
   /** A new session for a person: the cookie value (shown to nobody else) and when it ends. */
@@ -119,6 +128,7 @@ export class Sessions {
     const hash = tokenHash(token);
     this.cache.delete(hash);
     await this.db.delete(sessions).where(eq(sessions.tokenHash, hash));
+    this.onEnded?.({ hash });
   }
 
   /** Every session and API token of a person ends (removal, password reset). */
@@ -128,6 +138,7 @@ export class Sessions {
     await db.delete(apiTokens).where(eq(apiTokens.userId, userId));
     // A request that read the database before the delete may have cached the person again.
     this.forgetUser(userId);
+    this.onEnded?.({ userId });
   }
 
   // ---- API tokens ----
@@ -170,6 +181,7 @@ export class Sessions {
       .returning({ id: apiTokens.id, hash: apiTokens.tokenHash });
     if (gone.length === 0) throw new NotFoundError("token", tokenId);
     this.cache.delete(gone[0]!.hash);
+    this.onEnded?.({ hash: gone[0]!.hash });
   }
 
   /** The person a bearer token belongs to; 401 `invalid_token` when unknown, revoked, expired or the person was removed. */

@@ -15,8 +15,13 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Database {
   db: Db;
   kind: "pglite" | "postgres";
+  /** The server's URL (Postgres): instances open their listening connection from it (server/cluster.ts). */
+  url?: string;
   close(): Promise<void>;
 }
+
+/** The advisory lock key migrations run under (any fixed number; "spec-review" in ASCII, truncated). */
+const MIGRATION_LOCK = 0x73706563;
 
 export function migrationsFolder(): string {
   return join(packageRoot(), "server", "db", "migrations");
@@ -30,10 +35,19 @@ export async function openDatabase(url: string): Promise<Database> {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
-    const client = postgres(url, { max: 10, onnotice: () => {} });
+    // Connections per instance (DATABASE_POOL_MAX, default 10): instances x pool (+1 listening) must fit max_connections.
+    const client = postgres(url, { max: Number(process.env.DATABASE_POOL_MAX) || 10, onnotice: () => {} });
     const db = drizzle(client, { schema });
-    await migrate(db, { migrationsFolder: migrationsFolder() });
-    return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+    // Instances starting together migrate one at a time: the others wait, then find it done.
+    const lock = await client.reserve();
+    try {
+      await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+      await migrate(db, { migrationsFolder: migrationsFolder() });
+    } finally {
+      await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      lock.release();
+    }
+    return { db: db as unknown as Db, kind: "postgres", url, close: () => client.end({ timeout: 5 }) };
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");

@@ -3,7 +3,8 @@
  * runs in run_events, verification runs in verification_events). Each event's id is its
  * sequence number in the run, so a client that reconnects with `Last-Event-ID` (or
  * `?last_event_id=`) gets only what it missed. A comment line is sent as a heartbeat while
- * nothing happens; the stream closes after `done` or `failed`.
+ * nothing happens; the stream closes after `done` or `failed`, or when the instance shuts
+ * down (`draining`: the client resumes elsewhere with `Last-Event-ID`).
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -22,6 +23,8 @@ export interface FollowOptions {
   table?: EventTable;
   /** The run's status now, and the terminal event's data when it ended without writing one. */
   state(): Promise<{ status: string; data: unknown }>;
+  /** True once the instance is shutting down (server/ops.ts). */
+  draining?: () => boolean;
 }
 
 /** The event id a client resumes after (`Last-Event-ID` header or `last_event_id` query). */
@@ -36,12 +39,19 @@ export function followPersisted(c: Context, opts: FollowOptions): Response {
   let after = resumeAfter(c);
   return streamSSE(c, async (stream) => {
     let wake: (() => void) | undefined;
-    const off = bus.onRun(runId, () => wake?.());
+    // A notice that comes while the database is being read must not wait for the next poll.
+    let noticed = false;
+    const off = bus.onRun(runId, () => {
+      noticed = true;
+      wake?.();
+    });
     stream.onAbort(() => wake?.());
     try {
       let lastBeat = Date.now();
       let endedSeenAt: number | undefined;
       while (!stream.aborted) {
+        if (opts.draining?.()) return;
+        noticed = false;
         const events = await eventsAfter(db, runId, after, 500, table);
         for (const ev of events) {
           await stream.writeSSE({ id: String(ev.seq), event: ev.name, data: JSON.stringify(ev.data) });
@@ -68,6 +78,7 @@ export function followPersisted(c: Context, opts: FollowOptions): Response {
           await stream.write(": heartbeat\n\n");
           lastBeat = Date.now();
         }
+        if (noticed) continue;
         await new Promise<void>((resolve) => {
           const t = setTimeout(done, Math.min(bus.sse.pollMs, bus.sse.heartbeatMs));
           function done() {

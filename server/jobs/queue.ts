@@ -34,10 +34,19 @@ export async function claimNext(db: Db, worker: string, now: Date): Promise<RunR
   });
 }
 
-/** The worker still holds these runs. */
-export async function heartbeat(db: Db, runIds: string[], now: Date): Promise<void> {
-  if (runIds.length === 0) return;
-  await db.update(reviewRuns).set({ heartbeatAt: now }).where(inArray(reviewRuns.runId, runIds));
+/**
+ * The worker still holds these runs; returns those it no longer holds (another worker
+ * took them over after its lease lapsed). Only the holder's heartbeat counts.
+ */
+export async function heartbeat(db: Db, runIds: string[], now: Date, worker?: string): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const held = await db
+    .update(reviewRuns)
+    .set({ heartbeatAt: now })
+    .where(and(inArray(reviewRuns.runId, runIds), worker ? eq(reviewRuns.worker, worker) : undefined))
+    .returning({ id: reviewRuns.runId });
+  const still = new Set(held.map((r) => r.id));
+  return runIds.filter((id) => !still.has(id));
 }
 
 export interface Recovered {

@@ -25,14 +25,17 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /** Housekeeping run at start and with each recovery sweep (purging expired ad-hoc reviews). */
   sweep?: () => Promise<void>;
+  /** Called after a run this worker held ended (metrics: its stage durations). */
+  afterRun?: (runId: string) => Promise<void>;
 }
 
 export type ExecuteRun = (run: RunRow, signal: AbortSignal, events: EventWriter) => Promise<void>;
 
 export class ReviewWorker {
   readonly id = `worker-${randomUUID()}`;
-  private readonly opts: Required<Omit<WorkerOptions, "sweep">>;
+  private readonly opts: Required<Omit<WorkerOptions, "sweep" | "afterRun">>;
   private readonly sweep: (() => Promise<void>) | undefined;
+  private readonly afterRun: ((runId: string) => Promise<void>) | undefined;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private stopped = true;
   private loopDone: Promise<void> = Promise.resolve();
@@ -57,6 +60,7 @@ export class ReviewWorker {
       maxAttempts: opts.maxAttempts ?? 2,
     };
     this.sweep = opts.sweep;
+    this.afterRun = opts.afterRun;
   }
 
   async start(): Promise<void> {
@@ -66,8 +70,12 @@ export class ReviewWorker {
     this.offQueued = this.bus.onQueued(() => this.wake?.());
     this.timers.push(
       setInterval(() => {
-        heartbeat(this.db, [...this.active.keys()], this.clock.now()).catch((err: unknown) =>
-          this.logger.warn("heartbeat failed", { error: String(err) }),
+        heartbeat(this.db, [...this.active.keys()], this.clock.now(), this.id).then(
+          (lost) => {
+            // Paused past the lease (docs/scale.md): another worker holds these now.
+            if (lost.length > 0) this.logger.warn("runs taken over by another worker", { runs: lost });
+          },
+          (err: unknown) => this.logger.warn("heartbeat failed", { error: String(err) }),
         );
       }, this.opts.heartbeatMs),
       setInterval(() => {
@@ -80,15 +88,27 @@ export class ReviewWorker {
     this.loopDone = this.loop();
   }
 
-  /** Stop claiming; runs in progress are stopped and go back to the queue. */
-  async stop(): Promise<void> {
+  /**
+   * Stop claiming; runs in progress may finish for `graceMs` (a graceful shutdown), then
+   * are stopped and go back to the queue, where another instance claims them at once.
+   */
+  async stop(graceMs = 0): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.offQueued?.();
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
     this.wake?.();
     await this.loopDone;
+    if (graceMs > 0 && this.active.size > 0) {
+      let t: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...this.active.values()].map((a) => a.done)),
+        new Promise((r) => (t = setTimeout(r, graceMs))),
+      ]);
+      clearTimeout(t);
+    }
+    // The heartbeat keeps going while runs finish: stopping it first would let others take them.
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
     for (const a of this.active.values()) a.controller.abort();
     await Promise.all([...this.active.values()].map((a) => a.done));
   }
@@ -148,6 +168,8 @@ export class ReviewWorker {
     const events = new EventWriter(this.db, this.bus, this.clock, run.id);
     const done = this.execute(run, controller.signal, events)
       .catch((err: unknown) => this.logger.error("review run failed", { run: run.id, error: String(err) }))
+      .then(() => this.afterRun?.(run.id))
+      .catch((err: unknown) => this.logger.warn("after a run", { run: run.id, error: String(err) }))
       .finally(() => {
         this.active.delete(run.id);
         this.wake?.();

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createApp } from "../../server/app.js";
 import { createServices } from "../../server/services.js";
+import { MCP_PATH, mountMcp } from "../../server/mcp-server/http.js";
 import { routeFamilies } from "../../server/routes/index.js";
 import { registerDocs } from "../../server/openapi.js";
 import { decide, operationOf, PERMISSIONS, ROLE_GRANTS } from "../../server/auth/permissions.js";
@@ -284,6 +285,7 @@ describe("the permission table", () => {
     for (const family of routeFamilies) api.route("/", family());
     registerDocs(api);
     app.route(API_PREFIX, api);
+    mountMcp(app);
     app.get(API_PREFIX + "/docs", (c) => c.text("page"));
     app.onError((_err, c) => c.text("", 500)); // no services here: handlers fail, the operation is known first
     const doc = (await (await app.request(`${API_PREFIX}/openapi.json`)).json()) as {
@@ -303,6 +305,12 @@ describe("the permission table", () => {
       const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => `some-${name}`);
       await app.request(API_PREFIX + concrete, { method: method.toUpperCase() });
       out.push({ key: `${method.toUpperCase()} ${path}`, seen });
+    }
+    // The MCP server for coding agents sits beside the API, outside its prefix.
+    for (const method of ["POST", "GET", "DELETE"]) {
+      seen = undefined;
+      await app.request(MCP_PATH, { method });
+      out.push({ key: `${method} ${MCP_PATH}`, seen });
     }
     return out;
   }

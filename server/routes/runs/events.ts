@@ -27,6 +27,7 @@ export async function followEvents(c: Context<Env>, runId: string): Promise<Resp
     db,
     bus,
     runId,
+    draining: () => deps(c).lifecycle?.draining ?? false,
     async state() {
       const now = await runs.get(runId);
       return {

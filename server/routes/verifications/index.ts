@@ -129,6 +129,7 @@ export default function verificationRoutes(): Router {
       bus: d.bus,
       runId,
       table: verificationEvents,
+      draining: () => d.lifecycle?.draining ?? false,
       async state() {
         const now = await d.verify.get(runId);
         return {

@@ -12,7 +12,6 @@ import {
   WaiverSchema,
   WithdrawAcknowledgementBodySchema,
 } from "../../schemas/waivers.js";
-import { stub } from "../stub.js";
 import { verificationWaiverRoute } from "../verifications/waivers.js";
 import { decideVerification, verificationWaiverViews } from "../../waivers/verification.js";
 
