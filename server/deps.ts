@@ -17,7 +17,6 @@ import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
 import type { VerificationService } from "./verify/service.js";
 import type { ThreadService } from "./threads/service.js";
-import { redact } from "./redact.js";
 import type { WaiverArea } from "./waivers/index.js";
 import type { Cluster } from "./cluster.js";
 import type { Metrics } from "./metrics.js";

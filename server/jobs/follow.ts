@@ -40,7 +40,7 @@ export function followPersisted(c: Context, opts: FollowOptions): Response {
   return streamSSE(c, async (stream) => {
     let wake: (() => void) | undefined;
     // A notice that comes while the database is being read must not wait for the next poll.
-    let noticed = false;
+    let noticed: boolean;
     const off = bus.onRun(runId, () => {
       noticed = true;
       wake?.();
