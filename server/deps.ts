@@ -16,6 +16,7 @@ import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
 import { redact } from "./redact.js";
+import type { RepohostSources } from "./repohost/sources.js";
 
 export interface Clock {
   now(): Date;
@@ -54,6 +55,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";
+  /** Repohost sources, the token and the App's installations (hosted mode; server/repohost). */
+  repohost?: RepohostSources;
   /**
    * The address people reach the service at (`--public-url`, PUBLIC_URL), without a
    * trailing slash: links the service prints or sends (invites, reset and share links) are

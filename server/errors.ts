@@ -81,6 +81,15 @@ export const ERROR_CODES = {
   reset_link_expired: { status: 410, title: "The reset link has expired" },
   reset_link_revoked: { status: 410, title: "A newer reset link replaced this one" },
   rate_limited: { status: 429, title: "Too many attempts; wait and try again" },
+  // ---- app: repohost (GitHub) connection, sources, drafts (docs/app.md) ----
+  repohost_not_configured: { status: 409, title: "No repohost token or App installation reads this repo" },
+  repohost_token_rejected: { status: 400, title: "The repo host refused the token" },
+  repohost_unreachable: { status: 502, title: "The repo host could not be reached or answered an error" },
+  bad_source_url: { status: 400, title: "The source URL does not name a repo, branch or folder" },
+  repo_not_found: { status: 404, title: "The repo host has no such repo, branch or folder for this token" },
+  source_exists: { status: 409, title: "A source already reads that repo, branch and folder" },
+  no_draft: { status: 409, title: "The bundle has no draft" },
+  draft_conflict: { status: 409, title: "The branch changed the draft's files since the draft started" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -36,6 +36,7 @@ import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
+import { createRepohost, type RepohostConfig } from "./repohost/index.js";
 
 export interface ServicesConfig {
   /**
@@ -83,6 +84,8 @@ export interface ServicesConfig {
   guestAuth?: Authenticator;
   /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
   passwordCost?: number;
+  /** Hosted mode's repohost sources: the default API address and the fetch they call through. */
+  repohost?: RepohostConfig;
 }
 
 export interface Services extends Deps {
@@ -166,7 +169,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     );
     await profiles.start();
     const local = localStoreOf(config, db, clock, logger);
-    const store: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
+    const primary: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
+    // Hosted mode also reads bundles from repos (server/repohost): one store over both.
+    const repohost =
+      config.mode === "hosted"
+        ? createRepohost({ db, box, clock, logger, limits: limitsFrom(db), primary, config: config.repohost })
+        : undefined;
+    const store: BundleStore = repohost?.store ?? primary;
     // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
     const heavy = new HeavyPool();
     undo.push(() => heavy.close());
@@ -205,6 +214,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       clock,
       logger,
       mode: config.mode,
+      ...(repohost ? { repohost: repohost.sources } : {}),
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       serverVersion: config.serverVersion ?? packageVersion(),
     };

@@ -13,6 +13,7 @@ import {
   SourceSkippedListSchema,
   SourceUrlBodySchema,
 } from "../../schemas/repohost.js";
+import { repohostOf } from "../../repohost/routes.js";
 import { noContent, stub } from "../stub.js";
 
 const tags = ["repohost"];
@@ -124,14 +125,17 @@ export const discardDraft = createRoute({
 
 export default function repohostRoutes(): Router {
   const r = createRouter();
-  stub(r, listSources);
-  stub(r, createSource);
-  stub(r, resolveSource);
-  stub(r, deleteSource);
+  r.openapi(listSources, async (c) => c.json({ items: await repohostOf(c).list() }, 200));
+  r.openapi(createSource, async (c) => c.json(await repohostOf(c).create(c.req.valid("json").url), 201));
+  r.openapi(resolveSource, async (c) => c.json(await repohostOf(c).resolve(c.req.valid("json").url), 200));
+  r.openapi(deleteSource, async (c) => {
+    await repohostOf(c).remove(c.req.valid("param").sourceId);
+    return c.body(null, 204);
+  });
   stub(r, listSourceSkipped);
   stub(r, acceptSourceTypes);
   stub(r, openMappingPullRequest);
-  stub(r, syncSource);
+  r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
   stub(r, publishDraft);
   stub(r, discardDraft);
   return r;
