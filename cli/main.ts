@@ -10,6 +10,7 @@ Commands:
   lint [paths...]  lint bundles without a server (see: spec-review lint --help)
   admin <command>  invites, people and roles of a hosted service (see: spec-review admin --help)
   trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
+  app              the GitHub App and the HTTP API in one process (see: spec-review app --help)
 
 Options:
   -h, --help       show this help
@@ -27,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./admin.js")).adminCommand(rest);
     case "trace":
       return (await import("./trace.js")).traceCommand(rest);
+    case "app":
+      return (await import("./app.js")).appCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");
