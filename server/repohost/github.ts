@@ -102,15 +102,19 @@ export class GitHubApi {
     if (cached) headers["if-none-match"] = cached.etag;
     if (body !== undefined) headers["content-type"] = "application/json";
     this.calls++;
-    let res: Response;
-    try {
-      res = await this.fetcher(url, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-    } catch (err) {
-      throw new GitHubError(0, `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    let res: Response | undefined;
+    // A read is tried again once when the connection fails (a kept-alive socket the server closed).
+    for (let attempt = 0; !res; attempt++) {
+      try {
+        res = await this.fetcher(url, {
+          method,
+          headers,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+      } catch (err) {
+        if (method === "GET" && attempt === 0) continue;
+        throw new GitHubError(0, `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     if (res.status === 304 && cached) return { status: 304, data: cached.body as T, headers: res.headers };
     const text = await res.text();

@@ -586,6 +586,22 @@ export class RepohostStore implements BundleStore {
     result.problems = discovery.problems.map((p) => ({ ...p, path: underSource(root, p.path) }));
     result.skipped = discovery.skipped.map((p) => underSource(root, p));
     const seen = new Set<string>();
+    // Each new folder's history (one call each), 8 at a time, before anything is written.
+    const limit = pLimit(8);
+    const histories = new Map<string, CommitInfo[]>();
+    await Promise.all(
+      discovery.bundles
+        .map((b) => underSource(root, b.slug))
+        .filter((folder) => !known.has(folder))
+        .map((folder) =>
+          limit(async () =>
+            histories.set(
+              folder,
+              await api.commitsTouching(source.owner, source.repo, head, folder === "." ? "" : folder),
+            ),
+          ),
+        ),
+    );
     for (const b of discovery.bundles) {
       const folder = underSource(root, b.slug);
       seen.add(folder);
@@ -615,12 +631,7 @@ export class RepohostStore implements BundleStore {
         }
         continue;
       }
-      const history = await api.commitsTouching(
-        source.owner,
-        source.repo,
-        head,
-        folder === "." ? "" : folder,
-      );
+      const history = histories.get(folder) ?? [];
       await this.createBundle(
         source,
         folder,
