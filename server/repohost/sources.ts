@@ -91,6 +91,16 @@ export class RepohostSources {
     return row;
   }
 
+  /** The source a repohost bundle is read from. */
+  async sourceOfBundle(bundleId: string): Promise<string> {
+    const [row] = await this.db
+      .select({ id: repohostBundles.sourceId })
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, bundleId));
+    if (!row) throw new NotFoundError("bundle", bundleId);
+    return row.id;
+  }
+
   async list(): Promise<SourceView[]> {
     const rows = await this.db
       .select()

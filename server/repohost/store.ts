@@ -437,6 +437,77 @@ export class RepohostStore implements BundleStore {
     return { version, changed: true };
   }
 
+  /**
+   * Drop the draft: the files as the repo last had them become current again, as a new
+   * version (versions are never rewritten). A draft that was `ahead` then reads the
+   * branch, so the bundle catches up with what moved meanwhile.
+   */
+  async discardDraft(docId: string, author: string): Promise<void> {
+    const rec = await this.doc(docId);
+    const [rb] = await this.db
+      .select()
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, rec.bundle.id));
+    if (!rb || rb.draftBase === null || !rb.repoVersionId)
+      throw new ApiError("no_draft", `${rec.bundle.slug} has no draft to discard`);
+    const repoFiles = await this.stateOf(rb.repoVersionId);
+    // The spec doc as the repo has it (a draft may have renamed it).
+    const [repoDoc] = await this.db
+      .select({ path: docs.path })
+      .from(docs)
+      .where(eq(docs.bundleId, rec.bundle.id));
+    let docPath = repoDoc && repoFiles.has(repoDoc.path) ? repoDoc.path : undefined;
+    const source = (await this.originOfVersion(rb.repoVersionId)).source;
+    if (!docPath)
+      for (const [p, f] of repoFiles)
+        if (
+          !p.includes("/") &&
+          isMarkdownPath(p) &&
+          classifyMarkdown(decoder.decode(await this.bytesOf(f.sha256, source))).type
+        )
+          docPath = p;
+    if (!docPath) throw new ApiError("no_draft", `the repo's version of ${rec.bundle.slug} has no spec doc`);
+    const main = await this.bytesOf(repoFiles.get(docPath)!.sha256, source);
+    const info = classifyMarkdown(decoder.decode(main));
+    const now = this.clock.now();
+    const version = await this.versionRepo.commit(
+      { id: rec.head.id, number: rec.head.number },
+      {
+        bundleId: rec.bundle.id,
+        number: rec.head.number,
+        files: repoFiles,
+        author,
+        message: "Discard the draft",
+        createdAt: now,
+      },
+      new Map(),
+      async (tx) => {
+        await tx
+          .update(repohostBundles)
+          .set({ draftBase: null, ahead: false, prUrl: null, prNumber: null })
+          .where(eq(repohostBundles.bundleId, rec.bundle.id));
+        await tx
+          .update(docs)
+          .set({
+            path: docPath,
+            profileKey: info.type ?? rec.doc.profileKey,
+            problems: docProblems(info.error),
+            updatedAt: now,
+          })
+          .where(eq(docs.id, docId));
+      },
+    );
+    this.events.emit("version", {
+      bundleId: rec.bundle.id,
+      docId,
+      version,
+      mainPath: docPath,
+      mainBytes: main,
+    });
+    this.events.emit("changed", { bundleId: rec.bundle.id });
+    if (rb.ahead) await this.sync(rb.sourceId, { full: true });
+  }
+
   // --------------------------------------------------- skipped and dismissed
   // The served folder's skipped markdown: a repohost source has its own (GET /repohost/sources/{id}/skipped).
 

@@ -13,7 +13,10 @@ import {
   SourceSkippedListSchema,
   SourceUrlBodySchema,
 } from "../../schemas/repohost.js";
+import { caller } from "../../auth/actor.js";
+import { deps } from "../../http.js";
 import { repohostOf } from "../../repohost/routes.js";
+import { docView } from "../../views.js";
 import { noContent, stub } from "../stub.js";
 
 const tags = ["repohost"];
@@ -137,6 +140,12 @@ export default function repohostRoutes(): Router {
   stub(r, openMappingPullRequest);
   r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
   stub(r, publishDraft);
-  stub(r, discardDraft);
+  r.openapi(discardDraft, async (c) => {
+    const { docId } = c.req.valid("param");
+    await repohostOf(c).store.discardDraft(docId, caller(c).id);
+    const { store, runs } = deps(c);
+    const row = await store.doc(docId);
+    return c.json(docView(row, (await runs.latestRuns([docId])).get(docId)), 200);
+  });
   return r;
 }

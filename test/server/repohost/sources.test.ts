@@ -347,6 +347,46 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
     expect(d.repohost).toMatchObject({ draft: true, ahead: true });
     expect(d.current_version.number).toBe(2);
 
+    // Delete offers to stop reading the source, or a pull request; nothing is permanent.
+    const plan = await json<Record<string, unknown>>(
+      t.req("GET", `/bundles/${doc.bundle_id}/delete-plan`, undefined, as("admin")),
+    );
+    expect(plan).toMatchObject({
+      source_kind: "repohost",
+      action: "archive",
+      permanent: false,
+      source_id: src.id,
+      files: 2,
+    });
+    await problem(
+      await t.req("DELETE", `/bundles/${doc.bundle_id}`, undefined, as("admin")),
+      501,
+      "not_implemented",
+    );
+
+    // Discarding the draft: the repo's files come back, then the branch's newer ones are read.
+    const discarded = await json<Doc>(t.req("POST", `/docs/${doc.id}/draft/discard`, undefined, as("admin")));
+    expect(discarded.id).toBe(doc.id);
+    const versions = await json<{ items: Doc["current_version"][] }>(
+      t.req("GET", `/docs/${doc.id}/versions`, undefined, as("admin")),
+    );
+    expect(versions.items.map((v) => [v.number, v.message])).toEqual([
+      [4, "Redraw flow"],
+      [3, "Discard the draft"],
+      [2, versions.items[2]!.message],
+      [1, "Import specs"],
+    ]);
+    d = await json<Doc>(t.req("GET", `/docs/${doc.id}`, undefined, as("admin")));
+    expect(d.repohost).toMatchObject({ draft: false, ahead: false });
+    expect(
+      await (await t.req("GET", `/docs/${doc.id}/files/content?path=${path}`, undefined, as("admin"))).text(),
+    ).toBe(text);
+    await problem(
+      await t.req("POST", `/docs/${doc.id}/draft/discard`, undefined, as("admin")),
+      409,
+      "no_draft",
+    );
+
     expect((await t.req("DELETE", `/repohost/sources/${src.id}`, undefined, as("admin"))).status).toBe(204);
     expect((await json<{ items: Bundle[] }>(t.req("GET", "/bundles", undefined, as("admin")))).items).toEqual(
       [],
