@@ -443,6 +443,12 @@ export class RepohostStore implements BundleStore {
    * branch, so the bundle catches up with what moved meanwhile.
    */
   async discardDraft(docId: string, author: string): Promise<void> {
+    const any = await this.queries.doc(docId);
+    if (any.bundle.sourceKind !== "repohost")
+      throw new ApiError(
+        "no_draft",
+        "only a bundle read from a repo host has a draft; this one's edits are its versions",
+      );
     const rec = await this.doc(docId);
     const [rb] = await this.db
       .select()
