@@ -221,6 +221,68 @@ export class GitHubApi {
   }
 }
 
+/** The git data API and pull requests: what publishing a draft writes. */
+export class GitWriter {
+  constructor(
+    private readonly api: GitHubApi,
+    private readonly owner: string,
+    private readonly repo: string,
+  ) {}
+
+  private path(rest: string): string {
+    return `/repos/${this.owner}/${this.repo}${rest}`;
+  }
+
+  async treeOfCommit(commit: string): Promise<string> {
+    const res = await this.api.request<{ tree: { sha: string } }>("GET", this.path(`/git/commits/${commit}`));
+    return res.data.tree.sha;
+  }
+
+  async blob(bytes: Uint8Array): Promise<string> {
+    const res = await this.api.request<{ sha: string }>("POST", this.path("/git/blobs"), {
+      content: Buffer.from(bytes).toString("base64"),
+      encoding: "base64",
+    });
+    return res.data.sha;
+  }
+
+  /** A tree on `baseTree`: each path to a blob, or `null` to remove it. */
+  async tree(baseTree: string, entries: Array<{ path: string; sha: string | null }>): Promise<string> {
+    const res = await this.api.request<{ sha: string }>("POST", this.path("/git/trees"), {
+      base_tree: baseTree,
+      tree: entries.map((e) => ({ path: e.path, mode: "100644", type: "blob", sha: e.sha })),
+    });
+    return res.data.sha;
+  }
+
+  async commit(message: string, tree: string, parent: string): Promise<string> {
+    const res = await this.api.request<{ sha: string }>("POST", this.path("/git/commits"), {
+      message,
+      tree,
+      parents: [parent],
+    });
+    return res.data.sha;
+  }
+
+  async branch(name: string, sha: string): Promise<void> {
+    await this.api.request("POST", this.path("/git/refs"), { ref: `refs/heads/${name}`, sha });
+  }
+
+  async pullRequest(input: {
+    title: string;
+    head: string;
+    base: string;
+    body: string;
+  }): Promise<{ url: string; number: number }> {
+    const res = await this.api.request<{ html_url: string; number: number }>(
+      "POST",
+      this.path("/pulls"),
+      input,
+    );
+    return { url: res.data.html_url, number: res.data.number };
+  }
+}
+
 interface RawCommit {
   sha: string;
   commit: { message: string; author?: { name?: string; email?: string; date?: string } | null };

@@ -50,7 +50,7 @@ import type {
 } from "../store/types.js";
 import { isUtf8, VersionRepository } from "../store/versions.js";
 import { checkSpecDocRules, nextFiles, sameFiles } from "../store/writes.js";
-import { asApiError, type CommitInfo, type GitHubApi } from "./github.js";
+import { asApiError, GitWriter, type CommitInfo, type GitHubApi } from "./github.js";
 
 export type SourceRow = typeof repohostSources.$inferSelect;
 
@@ -512,6 +512,82 @@ export class RepohostStore implements BundleStore {
     });
     this.events.emit("changed", { bundleId: rec.bundle.id });
     if (rb.ahead) await this.sync(rb.sourceId, { full: true });
+  }
+
+  /**
+   * Publish the draft: a new branch with one commit (git data API: blobs, a tree on the
+   * base, the commit, the ref) and a pull request into the source's branch. When the
+   * branch moved since the draft started, the commit goes on its new head unless the branch
+   * changed a file the draft changes too (409 `draft_conflict`, nothing written).
+   */
+  async publish(docId: string, message: string | undefined): Promise<{ pr_url: string; pr_number: number }> {
+    const any = await this.queries.doc(docId);
+    if (any.bundle.sourceKind !== "repohost")
+      throw new ApiError("no_draft", "only a bundle read from a repo host is published as a pull request");
+    const rec = await this.doc(docId);
+    const [rb] = await this.db
+      .select()
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, rec.bundle.id));
+    if (!rb || rb.draftBase === null || !rb.repoVersionId)
+      throw new ApiError("no_draft", `${rec.bundle.slug} has no draft to publish`);
+    const [source] = await this.db.select().from(repohostSources).where(eq(repohostSources.id, rb.sourceId));
+    if (!source || source.deletedAt) throw new NotFoundError("source", rb.sourceId);
+    const api = await this.clientFor(source);
+    const folder = rb.folder;
+    const repoPath = (p: string) => (folder === "." ? p : `${folder}/${p}`);
+    const before = await this.stateOf(rb.repoVersionId);
+    const after = await this.stateOf(rec.head.id);
+    const changed: Array<{ path: string; sha: string | null }> = [];
+    for (const [p, f] of after)
+      if (before.get(p)?.sha256 !== f.sha256) changed.push({ path: p, sha: f.sha256 });
+    for (const p of before.keys()) if (!after.has(p)) changed.push({ path: p, sha: null });
+    if (changed.length === 0)
+      throw new ApiError("no_draft", `the draft of ${rec.bundle.slug} changes nothing`);
+    try {
+      const head = (await api.branchHead(source.owner, source.repo, source.branch)).sha;
+      let base = rb.draftBase || head;
+      if (head !== base) {
+        const moved = await api.compare(source.owner, source.repo, base, head);
+        const mine = new Set(changed.map((c) => repoPath(c.path)));
+        const overlap = moved.files
+          .flatMap((f) => [f.filename, f.previous_filename ?? ""])
+          .filter((p) => mine.has(p));
+        if (overlap.length > 0)
+          throw new ApiError(
+            "draft_conflict",
+            `${source.branch} changed ${overlap.join(", ")} since the draft started; discard the draft or edit on the new version`,
+            { files: overlap },
+          );
+        base = head;
+      }
+      const git = new GitWriter(api, source.owner, source.repo);
+      const entries: Array<{ path: string; sha: string | null }> = [];
+      for (const c of changed)
+        entries.push({
+          path: repoPath(c.path),
+          sha: c.sha === null ? null : await git.blob(await this.bytesOf(c.sha, source)),
+        });
+      const tree = await git.tree(await git.treeOfCommit(base), entries);
+      const title = message?.trim() || `Update ${rec.bundle.slug}`;
+      const commit = await git.commit(title, tree, base);
+      const branch = `spec-review/${rec.bundle.slug === "." ? "root" : rec.bundle.slug.replace(/[^A-Za-z0-9._/-]/g, "-")}-v${rec.head.number}-${commit.slice(0, 7)}`;
+      await git.branch(branch, commit);
+      const pr = await git.pullRequest({
+        title,
+        head: branch,
+        base: source.branch,
+        body: `Published from spec-review: version ${rec.head.number} of \`${rec.bundle.slug}\` (${changed.length} file${changed.length === 1 ? "" : "s"}).`,
+      });
+      await this.db
+        .update(repohostBundles)
+        .set({ prUrl: pr.url, prNumber: pr.number })
+        .where(eq(repohostBundles.bundleId, rec.bundle.id));
+      this.events.emit("changed", { bundleId: rec.bundle.id });
+      return { pr_url: pr.url, pr_number: pr.number };
+    } catch (err) {
+      throw asApiError(err, `publishing ${rec.bundle.slug} to ${source.owner}/${source.repo}`);
+    }
   }
 
   // --------------------------------------------------- skipped and dismissed

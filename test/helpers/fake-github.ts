@@ -53,6 +53,8 @@ export class FakeGitHub {
   readonly tokens = new Map<string, string>([["ghp_good_token_1234", "octo-admin"]]);
   readonly checkRuns: Array<{ id: number; body: Record<string, unknown> }> = [];
   readonly comments = new Map<number, Array<{ id: number; body: string }>>();
+  /** Trees made through POST /git/trees: sha -> files. */
+  readonly trees = new Map<string, Map<string, string>>();
   private server: Server | undefined;
   private seq = 1000;
   url = "";
@@ -283,6 +285,64 @@ export class FakeGitHub {
         sha: gitBlobSha(repo.commits.get(pr.head)!.files.get(f) ?? ""),
       }));
       return this.send(res, call, 200, files);
+    }
+    // The git data API (publishing a draft): blobs, trees (a tree is a commit's file map), commits, refs, pulls.
+    if (m === "GET" && (mm = /^\/git\/commits\/([0-9a-f]{40})$/.exec(rest))) {
+      const c = repo.commits.get(mm[1]!);
+      return c
+        ? this.send(res, call, 200, { sha: c.sha, tree: { sha: `tree-${c.sha}` } })
+        : this.send(res, call, 404, { message: "Not Found" });
+    }
+    if (m === "POST" && rest === "/git/blobs") {
+      const b = call.body as { content: string; encoding: string };
+      const text = Buffer.from(b.content, b.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+      repo.blobs.set(gitBlobSha(text), text);
+      return this.send(res, call, 201, { sha: gitBlobSha(text) });
+    }
+    if (m === "POST" && rest === "/git/trees") {
+      const b = call.body as { base_tree: string; tree: Array<{ path: string; sha: string | null }> };
+      const base = repo.commits.get(b.base_tree.replace(/^tree-/, ""));
+      if (!base) return this.send(res, call, 422, { message: "base_tree not found" });
+      const files = new Map(base.files);
+      for (const e of b.tree) {
+        if (e.sha === null) files.delete(e.path);
+        else files.set(e.path, repo.blobs.get(e.sha)!);
+      }
+      const sha = sha1(`newtree:${[...files].map(([p, t]) => `${p}:${gitBlobSha(t)}`).join("\n")}`);
+      this.trees.set(sha, files);
+      return this.send(res, call, 201, { sha });
+    }
+    if (m === "POST" && rest === "/git/commits") {
+      const b = call.body as { message: string; tree: string; parents: string[] };
+      const files = this.trees.get(b.tree);
+      if (!files) return this.send(res, call, 422, { message: "tree not found" });
+      const sha = sha1(`commit:${b.tree}:${b.parents.join(",")}:${b.message}`);
+      repo.commits.set(sha, {
+        sha,
+        parent: b.parents[0] ?? null,
+        message: b.message,
+        author: "spec-review",
+        date: new Date().toISOString(),
+        files,
+      });
+      return this.send(res, call, 201, { sha });
+    }
+    if (m === "POST" && rest === "/git/refs") {
+      const b = call.body as { ref: string; sha: string };
+      const name = b.ref.replace(/^refs\/heads\//, "");
+      if (repo.branches.has(name)) return this.send(res, call, 422, { message: "Reference already exists" });
+      repo.branches.set(name, b.sha);
+      return this.send(res, call, 201, { ref: b.ref, object: { sha: b.sha } });
+    }
+    if (m === "POST" && rest === "/pulls") {
+      const b = call.body as { head: string; base: string; title: string };
+      const number = repo.pulls.size + 100;
+      const head = repo.branches.get(b.head)!;
+      repo.pulls.set(number, { files: [], head });
+      return this.send(res, call, 201, {
+        number,
+        html_url: `https://github.example/${repo.owner}/${repo.name}/pull/${number}`,
+      });
     }
     if (m === "POST" && rest === "/check-runs") {
       const id = ++this.seq;

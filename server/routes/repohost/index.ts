@@ -139,7 +139,11 @@ export default function repohostRoutes(): Router {
   stub(r, acceptSourceTypes);
   stub(r, openMappingPullRequest);
   r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
-  stub(r, publishDraft);
+  r.openapi(publishDraft, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = (c.req.valid("json") as { message?: string } | undefined) ?? {};
+    return c.json(await repohostOf(c).store.publish(docId, body.message), 200);
+  });
   r.openapi(discardDraft, async (c) => {
     const { docId } = c.req.valid("param");
     await repohostOf(c).store.discardDraft(docId, caller(c).id);

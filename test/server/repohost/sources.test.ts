@@ -400,4 +400,103 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
       "not_found",
     );
   });
+  it("publishes a draft as a branch, one commit and a pull request; rebases when the branch moved elsewhere, refuses when it touched the same file", async () => {
+    await connect();
+    await t.req("POST", "/repohost/sources", { url: "acme/specs" }, as("admin"));
+    const list = await json<{ items: Bundle[] }>(t.req("GET", "/bundles", undefined, as("admin")));
+    const doc = list.items.find((b) => b.slug === "specs/saved-searches")!.docs[0]!;
+    const text = await (
+      await t.req("GET", `/docs/${doc.id}/files/content?path=${doc.path}`, undefined, as("admin"))
+    ).text();
+    const edited = text.replace("## Summary", "## Summary\n\nSaved searches are per agent, not per team.");
+    await t.req(
+      "PUT",
+      `/docs/${doc.id}/files/content?path=${doc.path}&base_version=${doc.current_version.id}`,
+      edited,
+      {
+        ...as("admin"),
+        "content-type": "text/markdown",
+      },
+    );
+    // A private repo's bundle: a member does not even see it.
+    await problem(await t.req("POST", `/docs/${doc.id}/publish`, {}, as("member")), 404, "not_found");
+
+    // The branch moves, touching another bundle only: the commit goes on the new head.
+    const moved = gh.commit(repo, { "specs/checkout-api/flow.svg": "<svg/>" }, { message: "Redraw" });
+    const before = gh.calls.length;
+    const res = await t.req(
+      "POST",
+      `/docs/${doc.id}/publish`,
+      { message: "Saved searches: per agent" },
+      as("admin"),
+    );
+    expect(res.status).toBe(200);
+    const pr = await json<{ pr_url: string; pr_number: number }>(res);
+    expect(pr).toEqual({
+      pr_url: `https://github.example/acme/specs/pull/${pr.pr_number}`,
+      pr_number: pr.pr_number,
+    });
+    const calls = gh.since(before);
+    expect(calls.map((c) => `${c.method} ${c.path.replace(/[0-9a-f]{40}/g, "<sha>")}`)).toEqual([
+      "GET /repos/acme/specs/git/ref/heads/main",
+      "GET /repos/acme/specs/compare/<sha>...<sha>",
+      "POST /repos/acme/specs/git/blobs",
+      "GET /repos/acme/specs/git/commits/<sha>",
+      "POST /repos/acme/specs/git/trees",
+      "POST /repos/acme/specs/git/commits",
+      "POST /repos/acme/specs/git/refs",
+      "POST /repos/acme/specs/pulls",
+    ]);
+    expect(Buffer.from((calls[2]!.body as { content: string }).content, "base64").toString()).toBe(edited);
+    expect(calls[4]!.body).toMatchObject({
+      base_tree: `tree-${moved}`,
+      tree: [{ path: "specs/saved-searches/saved-searches.md", mode: "100644", type: "blob" }],
+    });
+    expect(calls[5]!.body).toMatchObject({ message: "Saved searches: per agent", parents: [moved] });
+    expect(calls[7]!.body).toMatchObject({ title: "Saved searches: per agent", base: "main" });
+    const branch = (calls[7]!.body as { head: string }).head;
+    expect(
+      repo.commits.get(repo.branches.get(branch)!)!.files.get("specs/saved-searches/saved-searches.md"),
+    ).toBe(edited);
+    const d = await json<Doc>(t.req("GET", `/docs/${doc.id}`, undefined, as("admin")));
+    expect(d.repohost).toMatchObject({ draft: true, pr_url: pr.pr_url });
+
+    // The branch changes the same file: refused, nothing written.
+    const other = list.items.find((b) => b.slug === "specs/checkout-api")!.docs[0]!;
+    const apiText = await (
+      await t.req("GET", `/docs/${other.id}/files/content?path=${other.path}`, undefined, as("admin"))
+    ).text();
+    await t.req(
+      "PUT",
+      `/docs/${other.id}/files/content?path=${other.path}&base_version=${other.current_version.id}`,
+      apiText + "\nDraft line.\n",
+      {
+        ...as("admin"),
+        "content-type": "text/markdown",
+      },
+    );
+    gh.commit(
+      repo,
+      { "specs/checkout-api/api.md": apiText + "\nBranch line.\n" },
+      { message: "Edit on main" },
+    );
+    const n = gh.calls.length;
+    const body = await problem(
+      await t.req("POST", `/docs/${other.id}/publish`, {}, as("admin")),
+      409,
+      "draft_conflict",
+    );
+    expect(body.files).toEqual(["specs/checkout-api/api.md"]);
+    expect(gh.since(n).every((c) => c.method === "GET")).toBe(true);
+    await problem(
+      await t.req(
+        "POST",
+        `/docs/${list.items.find((b) => b.slug === "specs/digest-decision")!.docs[0]!.id}/publish`,
+        {},
+        as("admin"),
+      ),
+      409,
+      "no_draft",
+    );
+  });
 });
