@@ -12,7 +12,7 @@
  * it, and a 64-hex sha256 for a file of a draft (docs/api-decisions.md, "app").
  */
 import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import pLimit from "p-limit";
 import { classifyMarkdown, discoverClassified, isMarkdownPath } from "../../core/bundle/discover.js";
@@ -970,11 +970,22 @@ export class RepohostStore implements BundleStore {
     commit: CommitInfo,
   ): Promise<void> {
     if (k.rb.draftBase !== null) {
-      await this.db.update(repohostBundles).set({ ahead: true }).where(eq(repohostBundles.bundleId, k.b.id));
-      this.events.emit("changed", { bundleId: k.b.id });
-      return;
+      if (!(await this.draftLanded(k.b.headVersionId, files))) {
+        await this.db
+          .update(repohostBundles)
+          .set({ ahead: true })
+          .where(eq(repohostBundles.bundleId, k.b.id));
+        this.events.emit("changed", { bundleId: k.b.id });
+        return;
+      }
+      // The branch now holds exactly the draft (its pull request was merged): the draft is done.
+      await this.db
+        .update(repohostBundles)
+        .set({ draftBase: null, ahead: false, prUrl: null, prNumber: null })
+        .where(eq(repohostBundles.bundleId, k.b.id));
     }
-    const main = this.blobCache.get(files.get(docPath)!.sha) ?? new Uint8Array();
+    const mainSha = files.get(docPath)!.sha;
+    const main = this.blobCache.get(mainSha) ?? (await this.bytesOf(mainSha, source));
     const info = classifyMarkdown(decoder.decode(main));
     const id = randomUUID();
     const version = await this.versionRepo.commit(
@@ -1006,7 +1017,6 @@ export class RepohostStore implements BundleStore {
           .where(eq(docs.id, k.d.id));
       },
     );
-    void source;
     this.events.emit("version", {
       bundleId: k.b.id,
       docId: k.d.id,
@@ -1015,6 +1025,20 @@ export class RepohostStore implements BundleStore {
       mainBytes: main,
     });
     this.events.emit("changed", { bundleId: k.b.id });
+  }
+
+  /** True when the repo's files are byte for byte the draft's (compared by git blob id). */
+  private async draftLanded(draftVersion: string | null, files: Map<string, GitFile>): Promise<boolean> {
+    if (!draftVersion) return false;
+    const draft = await this.manifest(draftVersion);
+    if (draft.length !== files.size) return false;
+    for (const f of draft) {
+      const repo = files.get(f.path);
+      if (!repo) return false;
+      const id = GIT_SHA.test(f.sha256) ? f.sha256 : gitBlobId(await this.versionRepo.blob(f.sha256));
+      if (id !== repo.sha) return false;
+    }
+    return true;
   }
 
   /** Hide a bundle (its folder is gone, or its source was deleted); reviews and threads stay. */
@@ -1033,6 +1057,11 @@ export class RepohostStore implements BundleStore {
       .orderBy(asc(bundles.slug));
     return rows.map((r) => r.id);
   }
+}
+
+/** Git's id of a blob: sha1 of its header and bytes. */
+function gitBlobId(bytes: Uint8Array): string {
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
 function toManifest(files: Map<string, GitFile>): Map<string, { sha256: string; size: number }> {

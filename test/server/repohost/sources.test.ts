@@ -461,8 +461,31 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
     const d = await json<Doc>(t.req("GET", `/docs/${doc.id}`, undefined, as("admin")));
     expect(d.repohost).toMatchObject({ draft: true, pr_url: pr.pr_url });
 
+    // The pull request is merged: the next sync reads the draft's text back, and the draft is done.
+    const merged = repo.branches.get(branch)!;
+    repo.branches.set("main", merged);
+    const src = (await json<{ items: Source[] }>(t.req("GET", "/repohost/sources", undefined, as("admin"))))
+      .items[0]!;
+    await t.req("POST", `/repohost/sources/${src.id}/sync`, undefined, as("admin"));
+    const landed = await json<Doc>(t.req("GET", `/docs/${doc.id}`, undefined, as("admin")));
+    expect(landed.repohost).toEqual({
+      repo: "acme/specs",
+      branch: "main",
+      path: "specs/saved-searches",
+      draft: false,
+      ahead: false,
+    });
+    expect(landed.current_version).toMatchObject({ number: 4, message: "Saved searches: per agent" });
+
     // The branch changes the same file: refused, nothing written.
-    const other = list.items.find((b) => b.slug === "specs/checkout-api")!.docs[0]!;
+    const other = await json<Doc>(
+      t.req(
+        "GET",
+        `/docs/${list.items.find((b) => b.slug === "specs/checkout-api")!.docs[0]!.id}`,
+        undefined,
+        as("admin"),
+      ),
+    );
     const apiText = await (
       await t.req("GET", `/docs/${other.id}/files/content?path=${other.path}`, undefined, as("admin"))
     ).text();
