@@ -6,6 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, isNull } from "drizzle-orm";
 import { classifyMarkdown, discoverClassified, isMarkdownPath } from "../../core/bundle/discover.js";
+import { guessProfile } from "../../core/profile/guess.js";
+import type { Profile } from "../../core/profile/schema.js";
 import type { Db } from "../db/index.js";
 import { bundles, repohostBundles, repohostSources } from "../db/schema.js";
 import type { Clock } from "../deps.js";
@@ -227,6 +229,53 @@ export class RepohostSources {
     await this.get(sourceId);
     await this.store.sync(sourceId);
     return this.view(await this.get(sourceId));
+  }
+
+  /**
+   * Markdown the scan passed over, each with the type its headings suggest, and the types
+   * accepted in the service (not in the repo). Read from the last full read of the tree
+   * (after a restart, the tree is read again first).
+   */
+  async skipped(sourceId: string, profiles: readonly Profile[]) {
+    const source = await this.get(sourceId);
+    if (!this.store.skippedOf(sourceId)?.length && !this.store.hasScan(sourceId))
+      await this.store.sync(sourceId, { full: true });
+    const items: Array<{ path: string; guessed_type?: string; accepted_type?: string }> = [];
+    for (const path of this.store.skippedOf(sourceId) ?? []) {
+      const text = await this.store.skippedText(source, path);
+      const guess = text === undefined ? undefined : guessProfile(text, profiles);
+      items.push({ path, ...(guess ? { guessed_type: guess.key } : {}) });
+    }
+    for (const [path, type] of Object.entries(source.accepted)) items.push({ path, accepted_type: type });
+    return { items: items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+  }
+
+  /** Accept types for skipped docs (held in the service; the repo takes no commit), then read the source again. */
+  async accept(
+    sourceId: string,
+    picks: ReadonlyArray<{ path: string; profile: string }>,
+    profiles: readonly Profile[],
+  ) {
+    const source = await this.get(sourceId);
+    const known = new Set([...(this.store.skippedOf(sourceId) ?? []), ...Object.keys(source.accepted)]);
+    const accepted = { ...source.accepted };
+    for (const [i, p] of picks.entries()) {
+      if (!known.has(p.path))
+        throw new ApiError("validation_failed", `${p.path} is not a skipped doc of this source`, {
+          errors: [
+            { field: `body.docs.${i}.path`, message: "not in GET /repohost/sources/{sourceId}/skipped" },
+          ],
+        });
+      if (p.profile === "") delete accepted[p.path];
+      else if (!profiles.some((x) => x.key === p.profile))
+        throw new ApiError("unknown_profile", `no profile ${JSON.stringify(p.profile)}`, {
+          errors: [{ field: `body.docs.${i}.profile`, message: "no such profile" }],
+        });
+      else accepted[p.path] = p.profile;
+    }
+    await this.db.update(repohostSources).set({ accepted }).where(eq(repohostSources.id, sourceId));
+    await this.store.sync(sourceId, { full: true });
+    return this.skipped(sourceId, profiles);
   }
 
   /** Stop reading; the bundles are archived (hidden), their reviews and threads kept. */

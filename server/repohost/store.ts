@@ -111,7 +111,10 @@ export class RepohostStore implements BundleStore {
   private readonly blobCache = new Map<string, Uint8Array>();
   private cachedBytes = 0;
   /** Problems and skipped markdown of each source's last sync. */
-  private readonly lastScan = new Map<string, { problems: DiscoveryProblem[]; skipped: string[] }>();
+  private readonly lastScan = new Map<
+    string,
+    { problems: DiscoveryProblem[]; skipped: string[]; shas?: Map<string, string> }
+  >();
   /** One sync per source at a time. */
   private readonly syncing = new Map<string, Promise<SyncResult>>();
 
@@ -188,6 +191,17 @@ export class RepohostStore implements BundleStore {
   problems(): DiscoveryProblem[] {
     return [...this.lastScan.values()].flatMap((s) => s.problems);
   }
+  /** True when a full read of the source's tree happened in this process. */
+  hasScan(sourceId: string): boolean {
+    return this.lastScan.get(sourceId)?.shas !== undefined;
+  }
+
+  /** The text of a markdown file the last full read of a source passed over. */
+  async skippedText(source: SourceRow, path: string): Promise<string | undefined> {
+    const sha = this.lastScan.get(source.id)?.shas?.get(path);
+    return sha ? decoder.decode(await this.bytesOf(sha, source)) : undefined;
+  }
+
   /** Markdown of a source that the last sync passed over (no type). */
   skippedOf(sourceId: string): string[] | undefined {
     return this.lastScan.get(sourceId)?.skipped;
@@ -801,7 +815,8 @@ export class RepohostStore implements BundleStore {
         await this.archive(prior.b.id);
         result.archived++;
       }
-    this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped });
+    const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
+    this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
     return result;
   }
 

@@ -135,8 +135,19 @@ export default function repohostRoutes(): Router {
     await repohostOf(c).remove(c.req.valid("param").sourceId);
     return c.body(null, 204);
   });
-  stub(r, listSourceSkipped);
-  stub(r, acceptSourceTypes);
+  r.openapi(listSourceSkipped, async (c) =>
+    c.json(await repohostOf(c).skipped(c.req.valid("param").sourceId, deps(c).profiles.list()), 200),
+  );
+  r.openapi(acceptSourceTypes, async (c) =>
+    c.json(
+      await repohostOf(c).accept(
+        c.req.valid("param").sourceId,
+        c.req.valid("json").docs,
+        deps(c).profiles.list(),
+      ),
+      200,
+    ),
+  );
   stub(r, openMappingPullRequest);
   r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
   r.openapi(publishDraft, async (c) => {

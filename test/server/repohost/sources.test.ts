@@ -522,4 +522,48 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
       "no_draft",
     );
   });
+  it("lists the markdown a source passed over and accepts a type for it in the service, without a commit", async () => {
+    await connect();
+    const src = await json<Source>(t.req("POST", "/repohost/sources", { url: "acme/specs" }, as("admin")));
+    const skipped = await json<{
+      items: Array<{ path: string; guessed_type?: string; accepted_type?: string }>;
+    }>(t.req("GET", `/repohost/sources/${src.id}/skipped`, undefined, as("member")));
+    expect(skipped.items.map((i) => i.path)).toEqual(["README.md", "docs/notes.md"]);
+    await problem(
+      await t.req(
+        "POST",
+        `/repohost/sources/${src.id}/skipped`,
+        { docs: [{ path: "specs/nope.md", profile: "prd" }] },
+        as("member"),
+      ),
+      400,
+      "validation_failed",
+    );
+    await problem(
+      await t.req(
+        "POST",
+        `/repohost/sources/${src.id}/skipped`,
+        { docs: [{ path: "docs/notes.md", profile: "nope" }] },
+        as("member"),
+      ),
+      400,
+      "unknown_profile",
+    );
+    const writes = gh.calls.filter((c) => c.method !== "GET").length;
+    const after = await json<{ items: Array<{ path: string; accepted_type?: string }> }>(
+      t.req(
+        "POST",
+        `/repohost/sources/${src.id}/skipped`,
+        { docs: [{ path: "docs/notes.md", profile: "prd" }] },
+        as("member"),
+      ),
+    );
+    expect(after.items).toEqual([{ path: "README.md" }, { path: "docs/notes.md", accepted_type: "prd" }]);
+    expect(gh.calls.filter((c) => c.method !== "GET").length).toBe(writes);
+    const list = await json<{ items: Bundle[] }>(t.req("GET", "/bundles", undefined, as("admin")));
+    expect(list.items.find((b) => b.slug === "docs")!.docs[0]).toMatchObject({
+      profile_key: "prd",
+      path: "notes.md",
+    });
+  });
 });
