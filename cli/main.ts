@@ -12,6 +12,7 @@ Commands:
   trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
   mcp [folder]     the MCP server for coding agents, over stdio (see: spec-review mcp --help)
   handoff <doc>    write a bundle's build packet for a coding agent (see: spec-review handoff --help)
+  app              the GitHub App and the HTTP API in one process (see: spec-review app --help)
 
 Options:
   -h, --help       show this help
@@ -33,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mcp.js")).mcpCommand(rest);
     case "handoff":
       return (await import("./handoff.js")).handoffCommand(rest);
+    case "app":
+      return (await import("./app.js")).appCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");

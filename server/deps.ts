@@ -22,6 +22,7 @@ import type { Cluster } from "./cluster.js";
 import type { Metrics } from "./metrics.js";
 import type { Lifecycle } from "./ops.js";
 import { pinoLogger } from "./log.js";
+import type { RepohostSources } from "./repohost/sources.js";
 
 export interface Clock {
   now(): Date;
@@ -66,6 +67,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";
+  /** Repohost sources, the token and the App's installations (hosted mode; server/repohost). */
+  repohost?: RepohostSources;
   /**
    * The address people reach the service at (`--public-url`, PUBLIC_URL), without a
    * trailing slash: links the service prints or sends (invites, reset and share links) are

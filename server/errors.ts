@@ -98,7 +98,10 @@ export const ERROR_CODES = {
   folder_local_only: { status: 400, title: "A folder can be verified in local mode only" },
   folder_not_allowed: { status: 403, title: "The folder is outside what local mode may read" },
   not_a_git_repo: { status: 400, title: "A sha needs a git repository; the folder is not one" },
-  repo_not_found: { status: 404, title: "The repository does not exist or is private and no token reads it" },
+  repo_not_found: {
+    status: 404,
+    title: "The repo host has no such repo, branch or folder, or it is private and no token reads it",
+  },
   repohost_token_missing: {
     status: 409,
     title: "No App installation or repohost token can read this repository",
@@ -139,6 +142,14 @@ export const ERROR_CODES = {
   not_an_acknowledgement: { status: 409, title: "Only an approved acknowledgement can be withdrawn" },
   not_build_ready: { status: 409, title: "Approval needs a current Build Ready verdict" },
   second_person_needed: { status: 409, title: "Approval needs a second person; local mode has one" },
+  // ---- app: repohost (GitHub) connection, sources, drafts (docs/app.md) ----
+  repohost_not_configured: { status: 409, title: "No repohost token or App installation reads this repo" },
+  repohost_token_rejected: { status: 400, title: "The repo host refused the token" },
+  repohost_unreachable: { status: 502, title: "The repo host could not be reached or answered an error" },
+  bad_source_url: { status: 400, title: "The source URL does not name a repo, branch or folder" },
+  source_exists: { status: 409, title: "A source already reads that repo, branch and folder" },
+  no_draft: { status: 409, title: "The bundle has no draft" },
+  draft_conflict: { status: 409, title: "The branch changed the draft's files since the draft started" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

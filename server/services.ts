@@ -49,6 +49,7 @@ import { ThreadService } from "./threads/service.js";
 import { Reanchorer } from "./threads/reanchor.js";
 import { wireFeatures } from "./wiring.js";
 import { WaiverArea } from "./waivers/index.js";
+import { createRepohost, type RepohostConfig } from "./repohost/index.js";
 
 export interface ServicesConfig {
   /**
@@ -105,6 +106,8 @@ export interface ServicesConfig {
   cluster?: boolean;
   /** Process metrics (memory, event loop) beside the service's own (default: no; `serve` turns them on). */
   processMetrics?: boolean;
+  /** Hosted mode's repohost sources: the default API address and the fetch they call through. */
+  repohost?: RepohostConfig;
 }
 
 export interface Services extends Deps {
@@ -199,7 +202,13 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     );
     await profiles.start();
     const local = localStoreOf(config, db, clock, logger);
-    const store: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
+    const primary: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
+    // Hosted mode also reads bundles from repos (server/repohost): one store over both.
+    const repohost =
+      config.mode === "hosted"
+        ? createRepohost({ db, box, clock, logger, limits: limitsFrom(db), primary, config: config.repohost })
+        : undefined;
+    const store: BundleStore = repohost?.store ?? primary;
     // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
     const heavy = new HeavyPool();
     undo.push(() => heavy.close());
@@ -276,6 +285,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       clock,
       logger,
       mode: config.mode,
+      ...(repohost ? { repohost: repohost.sources } : {}),
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       serverVersion: config.serverVersion ?? packageVersion(),
       cluster,

@@ -19,6 +19,7 @@ export function docView(row: DocRecord, run?: RunRow): SpecDoc {
     updated_at: d.updatedAt.toISOString(),
     status: d.status,
   };
+  if (b.origin) doc.repohost = { ...b.origin };
   if (d.problems && d.problems.length > 0) doc.problems = d.problems;
   const verdict = docVerdict(run, v.number);
   if (verdict) doc.verdict = verdict;

@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string[]> = {
   server: ["server", "core", "node"],
   app: ["app", "server", "core", "node"],
   action: ["action", "core", "node"],
-  cli: ["cli", "core", "node", "server"],
+  cli: ["cli", "core", "node", "server", "app"],
 };
 
 /** Packages (and prefixes ending in `/`) a layer must not import. */

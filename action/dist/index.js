@@ -68507,7 +68507,7 @@ function toSarif(docs, options) {
     };
 }
 
-;// CONCATENATED MODULE: ./action/errors.ts
+;// CONCATENATED MODULE: ./node/pr/errors.ts
 class ActionError extends Error {
     code;
     constructor(code, message, options) {
@@ -68550,6 +68550,10 @@ function permissionReason(err, fork) {
         : "the token lacks the permission (grant `checks: write` and `pull-requests: write` in the workflow's `permissions`)";
     return `${status}${message ? ` ${message}` : ""}: ${why}`;
 }
+
+;// CONCATENATED MODULE: ./action/errors.ts
+/** Moved to node/pr/errors.ts, shared with the GitHub App (app/); the Action imports it from here. */
+
 
 ;// CONCATENATED MODULE: ./action/context.ts
 /**
@@ -68629,7 +68633,7 @@ function readContext(env = process.env) {
 // EXTERNAL MODULE: ../../main/node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(636);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./action/glob.ts
+;// CONCATENATED MODULE: ./node/pr/glob.ts
 /**
  * The `paths` input: glob patterns over repository paths, matched by picomatch: `**`
  * (any number of folders), `*` and `?` (within one path segment), `{a,b}`
@@ -68692,6 +68696,10 @@ function selected(patterns, candidates) {
     return (include.length === 0 || hit(include)) && !hit(exclude);
 }
 
+;// CONCATENATED MODULE: ./action/glob.ts
+/** Moved to node/pr/glob.ts, shared with the GitHub App (app/); the Action imports it from here. */
+
+
 ;// CONCATENATED MODULE: ./action/github.ts
 /** Every path a pull request changes, from every page (renames give their old path too). */
 async function listChangedFiles(gh, ref, pullNumber) {
@@ -68707,6 +68715,22 @@ async function listChangedFiles(gh, ref, pullNumber) {
             out.add(f.previous_filename);
     }
     return [...out];
+}
+
+
+;// CONCATENATED MODULE: ./node/pr/checks.ts
+/**
+ * The Build Ready check run with its annotations, and the one sticky comment: the calls the
+ * GitHub Action and the GitHub App both make, on any Octokit client (@actions/github's in
+ * the Action, Probot's in the App). The client is typed by the few methods used, so
+ * either fits.
+ */
+/** Parameters for a ChecksClient method (see above). */
+const args = (params) => params;
+/** Every comment of an issue or pull request, through the client's own paginate. */
+async function allComments(gh, params) {
+    const paginate = gh.paginate;
+    return paginate(gh.rest.issues.listComments, params);
 }
 /** The checks API takes at most this many annotations per request. */
 const ANNOTATION_BATCH = 50;
@@ -68728,22 +68752,22 @@ async function postCheckRun(gh, ref, input) {
         ...(annotations.length > 0 ? { annotations } : {}),
     });
     const done = { status: "completed", conclusion: input.conclusion };
-    const created = await gh.rest.checks.create({
+    const created = await gh.rest.checks.create(args({
         ...ref,
         name: input.name,
         head_sha: input.headSha,
         ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
         ...(batches.length === 1 ? done : { status: "in_progress" }),
         output: output(batches[0]),
-    });
+    }));
     const id = created.data.id;
     for (let i = 1; i < batches.length; i++)
-        await gh.rest.checks.update({
+        await gh.rest.checks.update(args({
             ...ref,
             check_run_id: id,
             ...(i === batches.length - 1 ? done : {}),
             output: output(batches[i]),
-        });
+        }));
     return { id, url: created.data.html_url ?? `${created.data.url}` };
 }
 /** The hidden line that marks the Action's comment; one per check name. */
@@ -68755,21 +68779,17 @@ function commentMarker(checkName) {
  * create it (only when `create` is true: nothing to say and nothing said is no comment).
  */
 async function upsertComment(gh, ref, issueNumber, marker, body, create = true) {
-    const comments = await gh.paginate(gh.rest.issues.listComments, {
-        ...ref,
-        issue_number: issueNumber,
-        per_page: 100,
-    });
+    const comments = await allComments(gh, { ...ref, issue_number: issueNumber, per_page: 100 });
     const existing = comments.find((c) => c.body?.includes(marker));
     if (existing) {
         if (existing.body === body)
             return { action: "unchanged", id: existing.id, url: existing.html_url };
-        const updated = await gh.rest.issues.updateComment({ ...ref, comment_id: existing.id, body });
+        const updated = await gh.rest.issues.updateComment(args({ ...ref, comment_id: existing.id, body }));
         return { action: "updated", id: updated.data.id, url: updated.data.html_url };
     }
     if (!create)
         return { action: "skipped" };
-    const created = await gh.rest.issues.createComment({ ...ref, issue_number: issueNumber, body });
+    const created = await gh.rest.issues.createComment(args({ ...ref, issue_number: issueNumber, body }));
     return { action: "created", id: created.data.id, url: created.data.html_url };
 }
 
@@ -70482,7 +70502,7 @@ function readProfileFiles(layers) {
     return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
-;// CONCATENATED MODULE: ./action/lint.ts
+;// CONCATENATED MODULE: ./node/pr/lint.ts
 /**
  * The Action's side of linting: find the bundles of the checkout, pick the ones a pull
  * request touches (or the `paths` select), and lint them with the same code as
@@ -70692,7 +70712,11 @@ function lintTouched(root, options) {
     return lintSelection(root, selectBundles(all, patterns), options.profiles, options.prefix, options.trustSidecarWaivers === true);
 }
 
-;// CONCATENATED MODULE: ./action/report.ts
+;// CONCATENATED MODULE: ./action/lint.ts
+/** Moved to node/pr/lint.ts, shared with the GitHub App (app/); the Action imports it from here. */
+
+
+;// CONCATENATED MODULE: ./node/pr/report.ts
 const ANNOTATION_LEVEL = {
     MUST: "failure",
     SHOULD: "warning",
@@ -70877,6 +70901,10 @@ function verdictsJson(results) {
         ...(r.problem !== undefined ? { problem: r.problem } : {}),
     })));
 }
+
+;// CONCATENATED MODULE: ./action/report.ts
+/** Moved to node/pr/report.ts, shared with the GitHub App (app/); the Action imports it from here. */
+
 
 ;// CONCATENATED MODULE: ./action/main.ts
 /**

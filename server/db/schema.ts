@@ -931,3 +931,86 @@ export const inboxSeen = pgTable("inbox_seen", {
   userId: text("user_id").primaryKey(),
   seenAt: ts("seen_at").notNull(),
 });
+
+// ---- app: the repohost (GitHub) connection, sources, their bundles and commits, webhook deliveries (server/repohost) ----
+
+/** The workspace's repohost token (one row, id `default`); the token sealed with the secret box. */
+export const repohostConnection = pgTable("repohost_connection", {
+  id: text("id").primaryKey(),
+  tokenSealed: text("token_sealed").notNull(),
+  tokenLast4: text("token_last4").notNull(),
+  apiUrl: text("api_url").notNull(),
+  login: text("login"),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** A repo, branch and folder the service reads bundles from. */
+export const repohostSources = pgTable("repohost_sources", {
+  id: uuid("id").primaryKey(),
+  url: text("url").notNull(),
+  owner: text("owner").notNull(),
+  repo: text("repo").notNull(),
+  branch: text("branch").notNull(),
+  path: text("path").notNull(),
+  /** The App installation that reads it; null: the workspace token does. */
+  installationId: bigint("installation_id", { mode: "number" }),
+  isPrivate: boolean("is_private").notNull().default(false),
+  lastCommit: text("last_commit"),
+  /** ETag of the last branch read, for a conditional request. */
+  etag: text("etag"),
+  lastSyncedAt: ts("last_synced_at"),
+  syncError: text("sync_error"),
+  /** Types accepted for skipped docs, held in the service: path -> profile key. */
+  accepted: jsonb("accepted").$type<Record<string, string>>().notNull().default({}),
+  createdAt: ts("created_at").notNull(),
+  /** Set when the source was deleted: reading stopped, its bundles archived. */
+  deletedAt: ts("deleted_at"),
+});
+
+/** A bundle read from a source: its folder in the repo, and its draft. */
+export const repohostBundles = pgTable(
+  "repohost_bundles",
+  {
+    bundleId: uuid("bundle_id")
+      .primaryKey()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    sourceId: uuid("source_id")
+      .notNull()
+      .references(() => repohostSources.id, { onDelete: "cascade" }),
+    /** Folder of the bundle from the repo root. */
+    folder: text("folder").notNull(),
+    /** The last version read from the repo (not a draft). */
+    repoVersionId: uuid("repo_version_id"),
+    /** The commit the draft started from; null without a draft. */
+    draftBase: text("draft_base"),
+    /** The branch changed the bundle's folder after the draft started. */
+    ahead: boolean("ahead").notNull().default(false),
+    prUrl: text("pr_url"),
+    prNumber: integer("pr_number"),
+  },
+  (t) => [uniqueIndex("repohost_bundles_folder").on(t.sourceId, t.folder)],
+);
+
+/** The commit each version read from the repo stands for (a draft version has none). */
+export const repohostVersions = pgTable("repohost_versions", {
+  versionId: uuid("version_id")
+    .primaryKey()
+    .references(() => versions.id, { onDelete: "cascade" }),
+  commit: text("commit").notNull(),
+});
+
+/** Webhook deliveries handled, so a redelivery does nothing twice. */
+export const repohostDeliveries = pgTable("repohost_deliveries", {
+  id: text("id").primaryKey(),
+  event: text("event").notNull(),
+  receivedAt: ts("received_at").notNull(),
+});
+
+/** Which thread a GitHub review comment opened or was carried into (app/threads-sink.ts), so each is carried once. */
+export const githubCommentThreads = pgTable("github_comment_threads", {
+  commentId: bigint("comment_id", { mode: "number" }).primaryKey(),
+  threadId: uuid("thread_id")
+    .notNull()
+    .references(() => threads.id, { onDelete: "cascade" }),
+  createdAt: ts("created_at").notNull(),
+});

@@ -44,6 +44,17 @@ export interface BundleInfo {
   /** Who created the bundle (its author); null for a bundle found on disk. */
   createdBy: string | null;
   updatedAt: Date;
+  /** Where a repohost bundle is read from, and its draft (contract 2.2); absent for other kinds. */
+  origin?: RepohostOrigin;
+}
+
+export interface RepohostOrigin {
+  repo: string;
+  branch: string;
+  path: string;
+  draft: boolean;
+  ahead: boolean;
+  pr_url?: string;
 }
 
 export interface DocInfo {

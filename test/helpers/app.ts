@@ -17,6 +17,7 @@ import { silentLogger, type Clock, type Logger } from "../../server/deps.js";
 import type { ProfileRegistry } from "../../server/profiles.js";
 import type { DbBudget } from "../../server/models/budget.js";
 import type { ModelService, ClientFactory } from "../../server/models/service.js";
+import type { RepohostConfig } from "../../server/repohost/index.js";
 import type { BundleIndex } from "../../server/bundle-index.js";
 import type { RunService } from "../../server/runs.js";
 import type { ReviewWorker, WorkerOptions } from "../../server/jobs/worker.js";
@@ -140,6 +141,8 @@ export interface TestAppOptions {
   http?: HttpOptions;
   /** scrypt's cost for password hashes, log2 of N (default: the service's, 15). */
   passwordCost?: number;
+  /** Hosted mode's repohost sources: the API address (a fake GitHub) and fetch. */
+  repohost?: RepohostConfig;
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -169,6 +172,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     actor: opts.actor,
     auth: opts.auth ?? (mode === "hosted" && opts.actor ? localAuthenticator(opts.actor) : undefined),
     passwordCost: opts.passwordCost,
+    ...(opts.repohost ? { repohost: opts.repohost } : {}),
   });
   const app = createApp(services, opts.http);
   const { store, local, runs, index, profiles, models, budget, worker, bus, review } = services;

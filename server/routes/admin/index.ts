@@ -6,7 +6,7 @@ import { DbBudget } from "../../models/budget.js";
 import { isRoleName, ModelService, presetViews, ROLE_NAMES } from "../../models/service.js";
 import type { RoleName } from "../../models/types.js";
 import { readSettings, writeSettings } from "../../settings.js";
-import { stub } from "../stub.js";
+import { repohostOf } from "../../repohost/routes.js";
 import {
   getRepohostConnection,
   registerMcpRoutes,
@@ -83,8 +83,14 @@ export default function adminRoutes(): Router {
     return c.body(null, 204);
   });
   registerMcpRoutes(r);
-  stub(r, getRepohostConnection);
-  stub(r, setRepohostToken);
-  stub(r, removeRepohostToken);
+  r.openapi(getRepohostConnection, async (c) => c.json(await repohostOf(c).connection.view(), 200));
+  r.openapi(setRepohostToken, async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await repohostOf(c).connection.set(body.token, body.api_url), 200);
+  });
+  r.openapi(removeRepohostToken, async (c) => {
+    await repohostOf(c).connection.remove();
+    return c.body(null, 204);
+  });
   return r;
 }

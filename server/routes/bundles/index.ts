@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { repohostDeletePlan } from "../../repohost/routes.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { ApiError } from "../../errors.js";
 import { BundleIdParams, BundleListSchema, BundleSchema, Uuid } from "../../schemas/common.js";
@@ -135,6 +136,7 @@ export default function bundleRoutes() {
       await store.refreshBundle(bundleId);
       const row = await store.bundle(bundleId);
       const stats = await store.bundleStats(bundleId);
+      if (row.bundle.sourceKind === "repohost") return c.json(await repohostDeletePlan(c, row, stats), 200);
       const where = row.bundle.slug === "." ? "the served folder" : `the folder ${row.bundle.slug}`;
       return c.json(
         {

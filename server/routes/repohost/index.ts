@@ -13,6 +13,10 @@ import {
   SourceSkippedListSchema,
   SourceUrlBodySchema,
 } from "../../schemas/repohost.js";
+import { caller } from "../../auth/actor.js";
+import { deps } from "../../http.js";
+import { repohostOf } from "../../repohost/routes.js";
+import { docView } from "../../views.js";
 import { noContent, stub } from "../stub.js";
 
 const tags = ["repohost"];
@@ -124,15 +128,39 @@ export const discardDraft = createRoute({
 
 export default function repohostRoutes(): Router {
   const r = createRouter();
-  stub(r, listSources);
-  stub(r, createSource);
-  stub(r, resolveSource);
-  stub(r, deleteSource);
-  stub(r, listSourceSkipped);
-  stub(r, acceptSourceTypes);
+  r.openapi(listSources, async (c) => c.json({ items: await repohostOf(c).list() }, 200));
+  r.openapi(createSource, async (c) => c.json(await repohostOf(c).create(c.req.valid("json").url), 201));
+  r.openapi(resolveSource, async (c) => c.json(await repohostOf(c).resolve(c.req.valid("json").url), 200));
+  r.openapi(deleteSource, async (c) => {
+    await repohostOf(c).remove(c.req.valid("param").sourceId);
+    return c.body(null, 204);
+  });
+  r.openapi(listSourceSkipped, async (c) =>
+    c.json(await repohostOf(c).skipped(c.req.valid("param").sourceId, deps(c).profiles.list()), 200),
+  );
+  r.openapi(acceptSourceTypes, async (c) =>
+    c.json(
+      await repohostOf(c).accept(
+        c.req.valid("param").sourceId,
+        c.req.valid("json").docs,
+        deps(c).profiles.list(),
+      ),
+      200,
+    ),
+  );
   stub(r, openMappingPullRequest);
-  stub(r, syncSource);
-  stub(r, publishDraft);
-  stub(r, discardDraft);
+  r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
+  r.openapi(publishDraft, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = (c.req.valid("json") as { message?: string } | undefined) ?? {};
+    return c.json(await repohostOf(c).store.publish(docId, body.message), 200);
+  });
+  r.openapi(discardDraft, async (c) => {
+    const { docId } = c.req.valid("param");
+    await repohostOf(c).store.discardDraft(docId, caller(c).id);
+    const { store, runs } = deps(c);
+    const row = await store.doc(docId);
+    return c.json(docView(row, (await runs.latestRuns([docId])).get(docId)), 200);
+  });
   return r;
 }

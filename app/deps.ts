@@ -1,0 +1,21 @@
+/** What the App's handlers are given (tests inject their own): the service graph's parts and the ports. */
+import type { Db } from "../server/db/index.js";
+import type { Clock, Logger } from "../server/deps.js";
+import type { RepohostSources } from "../server/repohost/sources.js";
+import type { ThreadSink } from "./threads-port.js";
+
+export interface AppDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  repohost: RepohostSources;
+  threads: ThreadSink;
+  /** Folder of the built-in profiles. */
+  builtinProfilesDir: string;
+  /** The check run's name (default "Build Ready"). */
+  checkName: string;
+  /** Web address of the repo host, for links in the report (https://github.com, or the GHE host). */
+  serverUrl: string;
+  /** The GitHub API address the App calls (GHE_HOST's, else the public one). */
+  apiUrl: string;
+}

@@ -1,0 +1,154 @@
+/**
+ * `pull_request` opened, synchronize, reopened: lint the bundles the change touches with
+ * the Action's code (node/pr/: the same selection, lint, report, check run and sticky
+ * comment), on a partial checkout of the head read from git. A failure anywhere posts the
+ * check as failed with the reason.
+ */
+import { join } from "node:path";
+import { commentMarker, postCheckRun, upsertComment, type ChecksClient } from "../../node/pr/checks.js";
+import { lintTouched, loadLayers, profileLayers } from "../../node/pr/lint.js";
+import {
+  annotationsOf,
+  checkSummary,
+  commentBody,
+  conclusionOf,
+  headline,
+  type ReportContext,
+} from "../../node/pr/report.js";
+import { partialCheckout, type TreeFile } from "../pr-checkout.js";
+import type { AppDeps } from "../deps.js";
+
+/** The slice of Probot's Octokit this handler calls (the rest goes through node/pr/checks.ts). */
+export interface PullOctokit extends ChecksClient {
+  request(route: string, params?: Record<string, unknown>): Promise<{ data: unknown }>;
+}
+
+export interface PullEvent {
+  owner: string;
+  repo: string;
+  number: number;
+  headSha: string;
+  htmlUrl: string;
+}
+
+async function changedFiles(gh: PullOctokit, ev: PullEvent): Promise<string[]> {
+  const out = new Set<string>();
+  for (let page = 1; ; page++) {
+    const { data } = await gh.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
+      owner: ev.owner,
+      repo: ev.repo,
+      pull_number: ev.number,
+      per_page: 100,
+      page,
+    });
+    const files = data as Array<{ filename: string; previous_filename?: string }>;
+    for (const f of files) {
+      out.add(f.filename);
+      if (f.previous_filename) out.add(f.previous_filename);
+    }
+    if (files.length < 100) return [...out];
+  }
+}
+
+async function headTree(gh: PullOctokit, ev: PullEvent): Promise<TreeFile[]> {
+  const { data } = await gh.request("GET /repos/{owner}/{repo}/git/trees/{tree_sha}", {
+    owner: ev.owner,
+    repo: ev.repo,
+    tree_sha: ev.headSha,
+    recursive: "1",
+  });
+  const tree = (data as { tree: Array<{ path: string; type: string; sha: string }> }).tree;
+  return tree.filter((e) => e.type === "blob").map((e) => ({ path: e.path, sha: e.sha }));
+}
+
+async function readBlob(gh: PullOctokit, ev: PullEvent, sha: string): Promise<Uint8Array> {
+  const { data } = await gh.request("GET /repos/{owner}/{repo}/git/blobs/{file_sha}", {
+    owner: ev.owner,
+    repo: ev.repo,
+    file_sha: sha,
+  });
+  const blob = data as { content: string; encoding: string };
+  return new Uint8Array(Buffer.from(blob.content, blob.encoding === "base64" ? "base64" : "utf8"));
+}
+
+export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: AppDeps): Promise<void> {
+  const ref = { owner: ev.owner, repo: ev.repo };
+  const checkName = deps.checkName;
+  let checkout: { root: string; remove: () => void } | undefined;
+  try {
+    const changed = await changedFiles(gh, ev);
+    const tree = await headTree(gh, ev);
+    checkout = await partialCheckout(tree, changed, (sha) => readBlob(gh, ev, sha));
+    const layers = profileLayers(checkout.root, undefined, deps.builtinProfilesDir);
+    const { profiles } = loadLayers(layers, checkout.root);
+    const results = lintTouched(checkout.root, { changed, profiles });
+    const report: ReportContext = {
+      scope: `the bundles pull request #${ev.number} touches`,
+      profiles: layers.length > 1 ? "the built-in and `.spec-review/profiles`" : "the built-in",
+      notes: [],
+      base: { serverUrl: deps.serverUrl, owner: ev.owner, repo: ev.repo, sha: ev.headSha },
+    };
+    const run = await postCheckRun(gh, ref, {
+      name: checkName,
+      headSha: ev.headSha,
+      conclusion: conclusionOf(results, "not_build_ready"),
+      title: headline(results),
+      summary: checkSummary(results, report),
+      annotations: annotationsOf(results),
+    });
+    const marker = commentMarker(checkName);
+    await upsertComment(
+      gh,
+      ref,
+      ev.number,
+      marker,
+      commentBody(results, report, { marker, checkName, checkRunUrl: run.url }),
+      results.length > 0,
+    );
+    deps.logger.info("pull request checked", {
+      repo: `${ev.owner}/${ev.repo}`,
+      pull: ev.number,
+      docs: results.length,
+    });
+  } catch (err) {
+    await failedCheck(gh, ref, ev.headSha, checkName, err, deps);
+  } finally {
+    checkout?.remove();
+  }
+}
+
+/** Post the check as failed, with the reason; nothing is swallowed (the error is logged too). */
+export async function failedCheck(
+  gh: ChecksClient,
+  ref: { owner: string; repo: string },
+  headSha: string,
+  name: string,
+  err: unknown,
+  deps: Pick<AppDeps, "logger">,
+): Promise<void> {
+  const status = (err as { status?: unknown } | undefined)?.status;
+  const message = err instanceof Error ? err.message : String(err);
+  // Octokit's messages ("Not Found") do not say what answered: the status does.
+  const reason =
+    typeof status === "number" && !message.includes(String(status))
+      ? `GitHub answered ${status} ${message}`
+      : message;
+  deps.logger.error("spec-review App failed", {
+    repo: `${ref.owner}/${ref.repo}`,
+    sha: headSha,
+    error: reason,
+  });
+  await postCheckRun(gh, ref, {
+    name,
+    headSha,
+    conclusion: "failure",
+    title: "spec-review could not check this commit",
+    summary: `spec-review failed: ${reason}`,
+    annotations: [],
+  });
+}
+
+/** Where the built-in profiles are (beside package.json). */
+export function builtinProfiles(root: string): string {
+  return join(root, "profiles");
+}

@@ -1,0 +1,135 @@
+/**
+ * `spec-review app`: the GitHub App and the HTTP API in one process, hosted mode. Webhooks
+ * arrive at /api/github/webhooks and are verified by their HMAC signature (WEBHOOK_SECRET)
+ * before any handler runs; every other request goes to the API.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import { createNodeMiddleware, Probot } from "probot";
+import { createApp } from "../server/app.js";
+import { jsonLogger, systemClock, type Logger } from "../server/deps.js";
+import { ensureFirstAdminInvite } from "../server/auth/first-admin.js";
+import { packageRoot } from "../server/paths.js";
+import { apiUrlFromEnv } from "../server/repohost/github.js";
+import { createServices } from "../server/services.js";
+import specReview from "./index.js";
+import type { ThreadSink } from "./threads-port.js";
+import { serviceThreadSink } from "./threads-sink.js";
+
+export const WEBHOOKS_PATH = "/api/github/webhooks";
+
+export interface AppServerOptions {
+  port: number;
+  host: string;
+  /** The embedded database's folder when DATABASE_URL is not set. */
+  dataDir: string;
+  databaseUrl?: string;
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+  /** The GitHub API address (default: GHE_HOST/GHE_PROTOCOL, else api.github.com). */
+  apiUrl?: string;
+  publicUrl?: string;
+  debug?: boolean;
+  /** Where review comments go (default: the service's threads, app/threads-sink.ts). */
+  threads?: ThreadSink;
+  print?: (line: string) => void;
+}
+
+export interface RunningApp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The web address of the repo host for links, from its API address. */
+function serverUrlOf(apiUrl: string): string {
+  const u = new URL(apiUrl);
+  if (u.hostname === "api.github.com") return "https://github.com";
+  return `${u.protocol}//${u.host}`;
+}
+
+export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
+  const logger: Logger = jsonLogger({ debug: opts.debug });
+  const apiUrl = (opts.apiUrl ?? apiUrlFromEnv()).replace(/\/+$/, "");
+  const services = await createServices({
+    mode: "hosted",
+    database: opts.databaseUrl ?? join(opts.dataDir, "db"),
+    dataDir: opts.dataDir,
+    clock: systemClock,
+    logger,
+    catchUp: true,
+    worker: { exclusive: !opts.databaseUrl },
+    repohost: { apiUrl },
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+  });
+  try {
+    const repohost = services.repohost;
+    if (!repohost) throw new Error("hosted mode has no repohost service");
+    const probot = new Probot({
+      appId: opts.appId,
+      privateKey: opts.privateKey,
+      secret: opts.webhookSecret,
+      baseUrl: apiUrl,
+      logLevel: opts.debug ? "debug" : "warn",
+    });
+    const webhooks = await createNodeMiddleware(
+      specReview({
+        db: services.db,
+        clock: services.clock,
+        logger,
+        repohost,
+        threads: opts.threads ?? serviceThreadSink(services),
+        builtinProfilesDir: join(packageRoot(), "profiles"),
+        checkName: "Build Ready",
+        serverUrl: serverUrlOf(apiUrl),
+        apiUrl,
+      }),
+      { probot, webhooksPath: WEBHOOKS_PATH },
+    );
+    const api = getRequestListener(
+      createApp(services, {
+        allowedHosts: [opts.host],
+        corsOrigins: [],
+        ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+      }).fetch,
+    );
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if ((req.url ?? "").split("?")[0] === WEBHOOKS_PATH) {
+        void Promise.resolve(webhooks(req, res)).catch((err: unknown) => {
+          logger.error("webhook failed", { error: String(err) });
+          if (!res.headersSent) res.writeHead(500).end();
+        });
+        return;
+      }
+      void api(req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+    services.listeningAt(`http://${host}:${port}`);
+    logger.info("listening", {
+      url: `http://${host}:${port}/api/v1`,
+      webhooks: WEBHOOKS_PATH,
+      github: apiUrl,
+    });
+    const invite = await ensureFirstAdminInvite(services);
+    if (invite) (opts.print ?? ((l: string) => process.stderr.write(l + "\n")))(invite);
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await services.close();
+      },
+    };
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+}

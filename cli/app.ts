@@ -1,0 +1,104 @@
+/**
+ * `spec-review app`: the GitHub App and the HTTP API in one process (hosted mode). The App's
+ * identity comes from the environment: APP_ID, PRIVATE_KEY (the PEM text, or
+ * PRIVATE_KEY_PATH), WEBHOOK_SECRET; the GitHub address from GHE_HOST/GHE_PROTOCOL.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+export const APP_USAGE = `Usage: spec-review app [options]
+
+Runs the GitHub App (webhooks at /api/github/webhooks, verified by WEBHOOK_SECRET) and the
+HTTP API (/api/v1) in one process, in hosted mode. See docs/app.md.
+
+Options:
+  --port <n>         port to listen on (default 3000; 0 picks a free one)
+  --host <addr>      address to listen on (default 127.0.0.1)
+  --data-dir <dir>   where the embedded database lives when DATABASE_URL is not set
+                     (default $XDG_DATA_HOME/spec-review/app, or ~/.local/share/spec-review/app)
+  -h, --help         show this help
+
+Environment:
+  APP_ID                  the App's id (required)
+  PRIVATE_KEY             the App's private key, PEM text (or PRIVATE_KEY_PATH: a file holding it)
+  WEBHOOK_SECRET          the webhook secret set on the App (required)
+  DATABASE_URL            postgres://… (default: the embedded database in --data-dir)
+  GHE_HOST, GHE_PROTOCOL  a GitHub Enterprise Server (API at <protocol>://<host>/api/v3)
+  SPEC_REVIEW_SECRET_KEY  base64 of 32 bytes: seals the repohost token and backend secrets (required)
+  PUBLIC_URL              the address people reach the service at
+`;
+
+class UsageError extends Error {}
+
+function need(env: NodeJS.ProcessEnv, name: string): string {
+  const v = env[name]?.trim();
+  if (!v) throw new UsageError(`${name} is not set (see spec-review app --help)`);
+  return v;
+}
+
+export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv = process.env) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) return "help" as const;
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const port = Number(values.port ?? env["PORT"] ?? "3000");
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be 0 to 65535, not '${values.port}'`);
+  const privateKey = env["PRIVATE_KEY"]?.trim()
+    ? env["PRIVATE_KEY"].replace(/\\n/g, "\n")
+    : env["PRIVATE_KEY_PATH"]
+      ? readFileSync(env["PRIVATE_KEY_PATH"], "utf8")
+      : need(env, "PRIVATE_KEY");
+  const dataHome = env["XDG_DATA_HOME"] ?? join(homedir(), ".local", "share");
+  return {
+    port,
+    host: values.host ?? "127.0.0.1",
+    dataDir: resolve(values["data-dir"] ?? join(dataHome, "spec-review", "app")),
+    appId: need(env, "APP_ID"),
+    privateKey,
+    webhookSecret: need(env, "WEBHOOK_SECRET"),
+    ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
+    ...(env["PUBLIC_URL"] ? { publicUrl: env["PUBLIC_URL"] } : {}),
+    debug: env["LOG_LEVEL"] === "debug",
+  };
+}
+
+export async function appCommand(argv: string[]): Promise<number> {
+  let opts;
+  try {
+    opts = parseAppArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`spec-review app: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (opts === "help") {
+    process.stdout.write(APP_USAGE);
+    return 0;
+  }
+  if (!opts.databaseUrl) mkdirSync(opts.dataDir, { recursive: true });
+  const { startApp } = await import("../app/server.js");
+  const running = await startApp(opts);
+  process.stderr.write(
+    `spec-review app listening on ${running.url} (API /api/v1, webhooks /api/github/webhooks)\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await running.close();
+  return 0;
+}

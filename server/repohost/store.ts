@@ -1,0 +1,1090 @@
+/**
+ * The repohost bundle store (source kind `repohost`): bundles read from a repo, branch
+ * and folder. The repo is the source of truth: a bundle's versions are the commits on the
+ * branch that touched its folder (`created_by` the commit author, `message` its message);
+ * the database keeps only their file lists, as git blob ids, and the bytes of a file are
+ * read from git by that id when asked (a small in-memory cache in front), never copied
+ * into the database. An edit through the API makes a draft: a version whose changed files
+ * are held in the service (sha256 blobs, as the `db` store keeps them) until it is
+ * published as a pull request or discarded.
+ *
+ * A file entry's `sha256` is therefore the 40-hex git blob id for a file as the repo holds
+ * it, and a 64-hex sha256 for a file of a draft (docs/api-decisions.md, "app").
+ */
+import { EventEmitter } from "node:events";
+import { createHash, randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import pLimit from "p-limit";
+import { classifyMarkdown, discoverClassified, isMarkdownPath } from "../../core/bundle/discover.js";
+import type { DiscoveryProblem } from "../../core/bundle/discover.js";
+import type { Db } from "../db/index.js";
+import {
+  bundles,
+  docs,
+  repohostBundles,
+  repohostSources,
+  repohostVersions,
+  versionFiles,
+  versions,
+} from "../db/schema.js";
+import type { Clock, Logger } from "../deps.js";
+import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
+import { docProblems } from "../store/db/plan.js";
+import { safeRelativePath } from "../store/paths.js";
+import { BundleQueries } from "../store/queries.js";
+import { checkRename, renameChanges } from "../store/rename.js";
+import type { FileState } from "../store/scan.js";
+import type {
+  BundleStore,
+  DiffInputs,
+  DismissedDoc,
+  DocRecord,
+  FileChange,
+  FileEntry,
+  Limits,
+  ListedFile,
+  RepohostOrigin,
+  StoreEvents,
+  VersionRecord,
+  WriteResult,
+} from "../store/types.js";
+import { isUtf8, VersionRepository } from "../store/versions.js";
+import { checkSpecDocRules, nextFiles, sameFiles } from "../store/writes.js";
+import { asApiError, GitWriter, type CommitInfo, type GitHubApi } from "./github.js";
+
+export type SourceRow = typeof repohostSources.$inferSelect;
+
+export interface RepohostStoreOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  limits: () => Promise<Limits>;
+  /** The client that reads a source's repo (the workspace token, or the App installation). */
+  clientFor: (source: SourceRow) => Promise<GitHubApi>;
+}
+
+/** A file as the repo holds it. */
+interface GitFile {
+  sha: string;
+  size: number;
+}
+
+/** What a sync found and did. */
+export interface SyncResult {
+  commit: string;
+  /** Bundles with a new version (or new bundles). */
+  touched: number;
+  created: number;
+  archived: number;
+  problems: DiscoveryProblem[];
+  skipped: string[];
+}
+
+const decoder = new TextDecoder();
+const GIT_SHA = /^[0-9a-f]{40}$/;
+/** Bytes of git blobs kept in memory. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+/** `folder` joined under the source path ("" is the repo root). */
+function underSource(sourcePath: string, rel: string): string {
+  if (rel === ".") return sourcePath === "" ? "." : sourcePath;
+  return sourcePath === "" ? rel : `${sourcePath}/${rel}`;
+}
+
+function inFolder(path: string, folder: string): boolean {
+  return folder === "." || path.startsWith(folder + "/");
+}
+
+function relTo(path: string, folder: string): string {
+  return folder === "." ? path : path.slice(folder.length + 1);
+}
+
+export class RepohostStore implements BundleStore {
+  readonly events = new EventEmitter<StoreEvents>();
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly limits: () => Promise<Limits>;
+  private readonly clientFor: (source: SourceRow) => Promise<GitHubApi>;
+  private readonly queries: BundleQueries;
+  readonly versionRepo: VersionRepository;
+  private readonly blobCache = new Map<string, Uint8Array>();
+  private cachedBytes = 0;
+  /** Problems and skipped markdown of each source's last sync. */
+  private readonly lastScan = new Map<
+    string,
+    { problems: DiscoveryProblem[]; skipped: string[]; shas?: Map<string, string> }
+  >();
+  /** One sync per source at a time. */
+  private readonly syncing = new Map<string, Promise<SyncResult>>();
+
+  constructor(opts: RepohostStoreOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.logger = opts.logger;
+    this.limits = opts.limits;
+    this.clientFor = opts.clientFor;
+    this.queries = new BundleQueries(opts.db, "repohost");
+    this.versionRepo = new VersionRepository(opts.db);
+  }
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.syncing.values()]);
+  }
+  currentLimits(): Promise<Limits> {
+    return this.limits();
+  }
+
+  // ------------------------------------------------------------------ bundles
+
+  /** Records with their origin (repo, branch, folder, draft): one query for the lot. */
+  private async withOrigin(list: DocRecord[]): Promise<DocRecord[]> {
+    if (list.length === 0) return list;
+    const rows = await this.db
+      .select({ rb: repohostBundles, s: repohostSources })
+      .from(repohostBundles)
+      .innerJoin(repohostSources, eq(repohostSources.id, repohostBundles.sourceId))
+      .where(
+        inArray(
+          repohostBundles.bundleId,
+          list.map((r) => r.bundle.id),
+        ),
+      );
+    const by = new Map(rows.map((r) => [r.rb.bundleId, r]));
+    return list.map((r) => {
+      const o = by.get(r.bundle.id);
+      if (!o) return r;
+      const origin: RepohostOrigin = {
+        repo: `${o.s.owner}/${o.s.repo}`,
+        branch: o.s.branch,
+        path: o.rb.folder === "." ? "" : o.rb.folder,
+        draft: o.rb.draftBase !== null,
+        ahead: o.rb.ahead,
+        ...(o.rb.prUrl ? { pr_url: o.rb.prUrl } : {}),
+      };
+      return { ...r, bundle: { ...r.bundle, origin } };
+    });
+  }
+
+  async listBundles(opts: { limit: number; after?: string }): Promise<DocRecord[]> {
+    return this.withOrigin(await this.queries.list(opts));
+  }
+  async bundlesByIds(ids: readonly string[]): Promise<DocRecord[]> {
+    return this.withOrigin((await this.queries.byIds(ids)).filter((r) => r.bundle.sourceKind === "repohost"));
+  }
+  async bundle(bundleId: string): Promise<DocRecord> {
+    const r = await this.queries.bundle(bundleId);
+    if (r.bundle.sourceKind !== "repohost") throw new NotFoundError("bundle", bundleId);
+    return (await this.withOrigin([r]))[0]!;
+  }
+  async doc(docId: string): Promise<DocRecord> {
+    const r = await this.queries.doc(docId);
+    if (r.bundle.sourceKind !== "repohost") throw new NotFoundError("doc", docId);
+    return (await this.withOrigin([r]))[0]!;
+  }
+  async bundleIdOfDoc(docId: string): Promise<string> {
+    return (await this.doc(docId)).bundle.id;
+  }
+  /** Webhooks and syncs keep bundles in step; a read does not call the repo host. */
+  async refreshBundle(): Promise<void> {}
+  problems(): DiscoveryProblem[] {
+    return [...this.lastScan.values()].flatMap((s) => s.problems);
+  }
+  /** True when a full read of the source's tree happened in this process. */
+  hasScan(sourceId: string): boolean {
+    return this.lastScan.get(sourceId)?.shas !== undefined;
+  }
+
+  /** The text of a markdown file the last full read of a source passed over. */
+  async skippedText(source: SourceRow, path: string): Promise<string | undefined> {
+    const sha = this.lastScan.get(source.id)?.shas?.get(path);
+    return sha ? decoder.decode(await this.bytesOf(sha, source)) : undefined;
+  }
+
+  /** Markdown of a source that the last sync passed over (no type). */
+  skippedOf(sourceId: string): string[] | undefined {
+    return this.lastScan.get(sourceId)?.skipped;
+  }
+  async bundleStats(bundleId: string): Promise<{ versions: number; files: number; bytes: number }> {
+    const head = (await this.bundle(bundleId)).head;
+    const files = await this.manifest(head.id);
+    return {
+      versions: await this.versionRepo.count(bundleId),
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.size, 0),
+    };
+  }
+  /** The repo holds the files: a repohost bundle is removed through its source or a pull request (delete-plan). */
+  deleteBundle(): Promise<{ files: number }> {
+    return Promise.reject(
+      new ApiError(
+        "not_implemented",
+        "a repohost bundle lives in its repo: stop reading its source (DELETE /repohost/sources/{sourceId}) or delete its folder in a pull request (GET /bundles/{bundleId}/delete-plan)",
+      ),
+    );
+  }
+  /** POST /bundles makes `db` bundles; a repohost folder never clashes with one. */
+  nameTaken(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  addFolder(): Promise<string[]> {
+    return Promise.reject(
+      new ApiError("not_implemented", "new bundles of a repohost source come from its repo"),
+    );
+  }
+
+  // ----------------------------------------------------------------- versions
+
+  resolveVersion(bundleId: string, ref?: string): Promise<VersionRecord> {
+    return this.versionRepo.resolve(bundleId, ref);
+  }
+  versions(bundleId: string, opts: { limit: number; before?: number }): Promise<VersionRecord[]> {
+    return this.versionRepo.list(bundleId, opts);
+  }
+
+  /** The source and folder a version's bundle is read from. */
+  private async originOfVersion(
+    versionId: string,
+  ): Promise<{ source: SourceRow; folder: string; commit: string | null }> {
+    const [row] = await this.db
+      .select({ s: repohostSources, folder: repohostBundles.folder, commit: repohostVersions.commit })
+      .from(versions)
+      .innerJoin(repohostBundles, eq(repohostBundles.bundleId, versions.bundleId))
+      .innerJoin(repohostSources, eq(repohostSources.id, repohostBundles.sourceId))
+      .leftJoin(repohostVersions, eq(repohostVersions.versionId, versions.id))
+      .where(eq(versions.id, versionId));
+    if (!row) throw new ApiError("bad_version", `no version ${versionId} of a repohost bundle`);
+    return { source: row.s, folder: row.folder, commit: row.commit };
+  }
+
+  /**
+   * The file list of a version. An older commit's list is read from git the first time
+   * it is asked for (the tree at that commit), then kept.
+   */
+  async manifest(versionId: string): Promise<FileEntry[]> {
+    const list = await this.versionRepo.manifest(versionId);
+    if (list.length > 0) return list;
+    const { source, folder, commit } = await this.originOfVersion(versionId);
+    if (!commit) return list;
+    const api = await this.clientFor(source);
+    let tree;
+    try {
+      tree = await api.tree(source.owner, source.repo, commit);
+    } catch (err) {
+      throw asApiError(err, `reading ${source.owner}/${source.repo} at ${commit}`);
+    }
+    const rows = tree.entries
+      .filter((e) => e.type === "blob" && inFolder(e.path, folder))
+      .map((e) => ({ versionId, path: relTo(e.path, folder), sha256: e.sha, size: e.size ?? 0 }));
+    if (rows.length > 0) await this.db.insert(versionFiles).values(rows).onConflictDoNothing();
+    return rows
+      .map((r) => ({ path: r.path, size: r.size, sha256: r.sha256 }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async files(versionId: string): Promise<ListedFile[]> {
+    const list = await this.manifest(versionId);
+    const origin = list.some((f) => GIT_SHA.test(f.sha256))
+      ? await this.originOfVersion(versionId)
+      : undefined;
+    return Promise.all(
+      list.map(async (f) => ({ ...f, utf8: isUtf8(await this.bytesOf(f.sha256, origin?.source)) })),
+    );
+  }
+
+  /** Bytes of a file: from git by blob id (cached), or a draft's blob from the database. */
+  private async bytesOf(sha: string, source: SourceRow | undefined): Promise<Uint8Array> {
+    if (!GIT_SHA.test(sha)) return this.versionRepo.blob(sha);
+    const hit = this.blobCache.get(sha);
+    if (hit) return hit;
+    if (!source) throw new Error(`git blob ${sha} without a source`);
+    const api = await this.clientFor(source);
+    let bytes: Uint8Array;
+    try {
+      bytes = await api.blob(source.owner, source.repo, sha);
+    } catch (err) {
+      throw asApiError(err, `reading ${source.owner}/${source.repo} blob ${sha}`);
+    }
+    this.remember(sha, bytes);
+    return bytes;
+  }
+
+  private remember(sha: string, bytes: Uint8Array): void {
+    if (bytes.length > CACHE_BYTES / 4) return;
+    this.blobCache.set(sha, bytes);
+    this.cachedBytes += bytes.length;
+    for (const [k, v] of this.blobCache) {
+      if (this.cachedBytes <= CACHE_BYTES) break;
+      this.blobCache.delete(k);
+      this.cachedBytes -= v.length;
+    }
+  }
+
+  async fileBytes(versionId: string, path: string): Promise<{ entry: FileEntry; bytes: Uint8Array }> {
+    const p = path.normalize("NFC");
+    const entry = (await this.manifest(versionId)).find((f) => f.path === p);
+    if (!entry) throw new ApiError("file_not_found", `${p} is not in this version`);
+    const source = GIT_SHA.test(entry.sha256) ? (await this.originOfVersion(versionId)).source : undefined;
+    return { entry, bytes: await this.bytesOf(entry.sha256, source) };
+  }
+
+  async snapshot(versionId: string): Promise<Map<string, Uint8Array>> {
+    const list = await this.manifest(versionId);
+    const source = list.some((f) => GIT_SHA.test(f.sha256))
+      ? (await this.originOfVersion(versionId)).source
+      : undefined;
+    const limit = pLimit(8);
+    const pairs = await Promise.all(
+      list.map((f) => limit(async () => [f.path, await this.bytesOf(f.sha256, source)] as const)),
+    );
+    return new Map(pairs);
+  }
+
+  async diffInputs(fromVersionId: string, toVersionId: string): Promise<DiffInputs> {
+    const [from, to] = await Promise.all([this.manifest(fromVersionId), this.manifest(toVersionId)]);
+    const source = (await this.originOfVersion(toVersionId)).source;
+    return { from, to, bytes: (sha) => this.bytesOf(sha, source) };
+  }
+
+  async hasFile(docId: string, path: string): Promise<boolean> {
+    const head = (await this.doc(docId)).head;
+    const p = safeRelativePath(path);
+    return (await this.manifest(head.id)).some((f) => f.path === p);
+  }
+
+  // ------------------------------------------------------------------- writes (drafts)
+
+  async write(
+    docId: string,
+    base: string,
+    changes: FileChange[],
+    author: string,
+    message: string,
+  ): Promise<WriteResult> {
+    const list = changes.map((c) => ({ path: safeRelativePath(c.path), bytes: c.bytes }));
+    return this.applyDraft(docId, base, list, author, message);
+  }
+
+  async rename(docId: string, base: string, from: string, to: string, author: string): Promise<WriteResult> {
+    const src = safeRelativePath(from, "from");
+    const dst = safeRelativePath(to, "to");
+    const rec = await this.doc(docId);
+    if (rec.head.id !== base)
+      throw new VersionConflictError(base, { id: rec.head.id, number: rec.head.number });
+    const files = await this.stateOf(base);
+    const { mainMoves } = checkRename(files, rec.doc.path, src, dst);
+    if (src === dst) return { version: rec.head, changed: false };
+    const { bytes } = await this.fileBytes(base, src);
+    return this.applyDraft(
+      docId,
+      base,
+      renameChanges(src, dst, bytes),
+      author,
+      `Rename ${src} to ${dst}`,
+      mainMoves ? dst : undefined,
+    );
+  }
+
+  private async stateOf(versionId: string): Promise<Map<string, FileState>> {
+    return new Map(
+      (await this.manifest(versionId)).map((f) => [f.path, { sha256: f.sha256, size: f.size, mtimeMs: 0 }]),
+    );
+  }
+
+  /** An edit through the API: a new version held in the service, and the bundle marked as a draft. */
+  private async applyDraft(
+    docId: string,
+    base: string,
+    changes: FileChange[],
+    author: string,
+    message: string,
+    newDocPath?: string,
+  ): Promise<WriteResult> {
+    const rec = await this.doc(docId);
+    if (rec.head.id !== base)
+      throw new VersionConflictError(base, { id: rec.head.id, number: rec.head.number });
+    const current = await this.stateOf(base);
+    const { next, newBlobs } = nextFiles(current, changes, await this.limits());
+    const docPath = newDocPath ?? rec.doc.path;
+    const mainInfo = checkSpecDocRules(docPath, changes);
+    if (sameFiles(next, current)) return { version: rec.head, changed: false };
+    const [rb] = await this.db
+      .select()
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, rec.bundle.id));
+    const [src] = rb
+      ? await this.db.select().from(repohostSources).where(eq(repohostSources.id, rb.sourceId))
+      : [];
+    const now = this.clock.now();
+    const fields: { path?: string; profileKey?: string; problems?: ReturnType<typeof docProblems> } = {};
+    if (newDocPath !== undefined) fields.path = newDocPath;
+    if (mainInfo) {
+      if (mainInfo.type !== rec.doc.profileKey) fields.profileKey = mainInfo.type;
+      fields.problems = docProblems(mainInfo.error);
+    }
+    const version = await this.versionRepo.commit(
+      { id: rec.head.id, number: rec.head.number },
+      { bundleId: rec.bundle.id, number: rec.head.number, files: next, author, message, createdAt: now },
+      newBlobs,
+      async (tx) => {
+        await tx
+          .update(docs)
+          .set({ ...fields, updatedAt: now })
+          .where(eq(docs.id, docId));
+        if (rb && rb.draftBase === null)
+          await tx
+            .update(repohostBundles)
+            .set({ draftBase: src?.lastCommit ?? "", ahead: false, prUrl: null, prNumber: null })
+            .where(eq(repohostBundles.bundleId, rec.bundle.id));
+      },
+    );
+    const main = changes.find((c) => c.path === docPath && c.bytes !== null)?.bytes ?? undefined;
+    this.events.emit("version", {
+      bundleId: rec.bundle.id,
+      docId,
+      version,
+      mainPath: docPath,
+      ...(main ? { mainBytes: main } : {}),
+    });
+    this.events.emit("changed", { bundleId: rec.bundle.id });
+    return { version, changed: true };
+  }
+
+  /**
+   * Drop the draft: the files as the repo last had them become current again, as a new
+   * version (versions are never rewritten). A draft that was `ahead` then reads the
+   * branch, so the bundle catches up with what moved meanwhile.
+   */
+  async discardDraft(docId: string, author: string): Promise<void> {
+    const any = await this.queries.doc(docId);
+    if (any.bundle.sourceKind !== "repohost")
+      throw new ApiError(
+        "no_draft",
+        "only a bundle read from a repo host has a draft; this one's edits are its versions",
+      );
+    const rec = await this.doc(docId);
+    const [rb] = await this.db
+      .select()
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, rec.bundle.id));
+    if (!rb || rb.draftBase === null || !rb.repoVersionId)
+      throw new ApiError("no_draft", `${rec.bundle.slug} has no draft to discard`);
+    const repoFiles = await this.stateOf(rb.repoVersionId);
+    // The spec doc as the repo has it (a draft may have renamed it).
+    const [repoDoc] = await this.db
+      .select({ path: docs.path })
+      .from(docs)
+      .where(eq(docs.bundleId, rec.bundle.id));
+    let docPath = repoDoc && repoFiles.has(repoDoc.path) ? repoDoc.path : undefined;
+    const source = (await this.originOfVersion(rb.repoVersionId)).source;
+    if (!docPath)
+      for (const [p, f] of repoFiles)
+        if (
+          !p.includes("/") &&
+          isMarkdownPath(p) &&
+          classifyMarkdown(decoder.decode(await this.bytesOf(f.sha256, source))).type
+        )
+          docPath = p;
+    if (!docPath) throw new ApiError("no_draft", `the repo's version of ${rec.bundle.slug} has no spec doc`);
+    const main = await this.bytesOf(repoFiles.get(docPath)!.sha256, source);
+    const info = classifyMarkdown(decoder.decode(main));
+    const now = this.clock.now();
+    const version = await this.versionRepo.commit(
+      { id: rec.head.id, number: rec.head.number },
+      {
+        bundleId: rec.bundle.id,
+        number: rec.head.number,
+        files: repoFiles,
+        author,
+        message: "Discard the draft",
+        createdAt: now,
+      },
+      new Map(),
+      async (tx) => {
+        await tx
+          .update(repohostBundles)
+          .set({ draftBase: null, ahead: false, prUrl: null, prNumber: null })
+          .where(eq(repohostBundles.bundleId, rec.bundle.id));
+        await tx
+          .update(docs)
+          .set({
+            path: docPath,
+            profileKey: info.type ?? rec.doc.profileKey,
+            problems: docProblems(info.error),
+            updatedAt: now,
+          })
+          .where(eq(docs.id, docId));
+      },
+    );
+    this.events.emit("version", {
+      bundleId: rec.bundle.id,
+      docId,
+      version,
+      mainPath: docPath,
+      mainBytes: main,
+    });
+    this.events.emit("changed", { bundleId: rec.bundle.id });
+    if (rb.ahead) await this.sync(rb.sourceId, { full: true });
+  }
+
+  /**
+   * Publish the draft: a new branch with one commit (git data API: blobs, a tree on the
+   * base, the commit, the ref) and a pull request into the source's branch. When the
+   * branch moved since the draft started, the commit goes on its new head unless the branch
+   * changed a file the draft changes too (409 `draft_conflict`, nothing written).
+   */
+  async publish(docId: string, message: string | undefined): Promise<{ pr_url: string; pr_number: number }> {
+    const any = await this.queries.doc(docId);
+    if (any.bundle.sourceKind !== "repohost")
+      throw new ApiError("no_draft", "only a bundle read from a repo host is published as a pull request");
+    const rec = await this.doc(docId);
+    const [rb] = await this.db
+      .select()
+      .from(repohostBundles)
+      .where(eq(repohostBundles.bundleId, rec.bundle.id));
+    if (!rb || rb.draftBase === null || !rb.repoVersionId)
+      throw new ApiError("no_draft", `${rec.bundle.slug} has no draft to publish`);
+    const [source] = await this.db.select().from(repohostSources).where(eq(repohostSources.id, rb.sourceId));
+    if (!source || source.deletedAt) throw new NotFoundError("source", rb.sourceId);
+    const api = await this.clientFor(source);
+    const folder = rb.folder;
+    const repoPath = (p: string) => (folder === "." ? p : `${folder}/${p}`);
+    const before = await this.stateOf(rb.repoVersionId);
+    const after = await this.stateOf(rec.head.id);
+    const changed: Array<{ path: string; sha: string | null }> = [];
+    for (const [p, f] of after)
+      if (before.get(p)?.sha256 !== f.sha256) changed.push({ path: p, sha: f.sha256 });
+    for (const p of before.keys()) if (!after.has(p)) changed.push({ path: p, sha: null });
+    if (changed.length === 0)
+      throw new ApiError("no_draft", `the draft of ${rec.bundle.slug} changes nothing`);
+    try {
+      const head = (await api.branchHead(source.owner, source.repo, source.branch)).sha;
+      let base = rb.draftBase || head;
+      if (head !== base) {
+        const moved = await api.compare(source.owner, source.repo, base, head);
+        const mine = new Set(changed.map((c) => repoPath(c.path)));
+        const overlap = moved.files
+          .flatMap((f) => [f.filename, f.previous_filename ?? ""])
+          .filter((p) => mine.has(p));
+        if (overlap.length > 0)
+          throw new ApiError(
+            "draft_conflict",
+            `${source.branch} changed ${overlap.join(", ")} since the draft started; discard the draft or edit on the new version`,
+            { files: overlap },
+          );
+        base = head;
+      }
+      const git = new GitWriter(api, source.owner, source.repo);
+      const entries: Array<{ path: string; sha: string | null }> = [];
+      for (const c of changed)
+        entries.push({
+          path: repoPath(c.path),
+          sha: c.sha === null ? null : await git.blob(await this.bytesOf(c.sha, source)),
+        });
+      const tree = await git.tree(await git.treeOfCommit(base), entries);
+      const title = message?.trim() || `Update ${rec.bundle.slug}`;
+      const commit = await git.commit(title, tree, base);
+      const branch = `spec-review/${rec.bundle.slug === "." ? "root" : rec.bundle.slug.replace(/[^A-Za-z0-9._/-]/g, "-")}-v${rec.head.number}-${commit.slice(0, 7)}`;
+      await git.branch(branch, commit);
+      const pr = await git.pullRequest({
+        title,
+        head: branch,
+        base: source.branch,
+        body: `Published from spec-review: version ${rec.head.number} of \`${rec.bundle.slug}\` (${changed.length} file${changed.length === 1 ? "" : "s"}).`,
+      });
+      await this.db
+        .update(repohostBundles)
+        .set({ prUrl: pr.url, prNumber: pr.number })
+        .where(eq(repohostBundles.bundleId, rec.bundle.id));
+      this.events.emit("changed", { bundleId: rec.bundle.id });
+      return { pr_url: pr.url, pr_number: pr.number };
+    } catch (err) {
+      throw asApiError(err, `publishing ${rec.bundle.slug} to ${source.owner}/${source.repo}`);
+    }
+  }
+
+  // --------------------------------------------------- skipped and dismissed
+  // The served folder's skipped markdown: a repohost source has its own (GET /repohost/sources/{id}/skipped).
+
+  skipped(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+  adoptSkipped(picks: Array<{ path: string }>): Promise<string[]> {
+    if (picks.length === 0) return Promise.resolve([]);
+    return Promise.reject(
+      new ApiError("validation_failed", `${picks[0]!.path} is not a skipped file of a served folder`),
+    );
+  }
+  dismissed(): Promise<DismissedDoc[]> {
+    return Promise.resolve([]);
+  }
+  dismiss(path: string): Promise<DismissedDoc> {
+    return Promise.reject(
+      new ApiError("file_not_found", `${path} is not a markdown file of a served folder`),
+    );
+  }
+  undismiss(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  // ------------------------------------------------------------------- sync
+
+  /** Read the source's branch now (one sync per source at a time; a second caller shares it). */
+  sync(sourceId: string, opts: { full?: boolean } = {}): Promise<SyncResult> {
+    const running = this.syncing.get(sourceId);
+    if (running) return running;
+    const p = this.syncNow(sourceId, opts).finally(() => this.syncing.delete(sourceId));
+    this.syncing.set(sourceId, p);
+    return p;
+  }
+
+  private async syncNow(sourceId: string, opts: { full?: boolean }): Promise<SyncResult> {
+    const [source] = await this.db.select().from(repohostSources).where(eq(repohostSources.id, sourceId));
+    if (!source || source.deletedAt) throw new NotFoundError("source", sourceId);
+    try {
+      const api = await this.clientFor(source);
+      const head = await api.branchHead(source.owner, source.repo, source.branch);
+      let result: SyncResult;
+      if (!opts.full && source.lastCommit === head.sha)
+        result = {
+          commit: head.sha,
+          touched: 0,
+          created: 0,
+          archived: 0,
+          problems: [],
+          skipped: this.skippedOf(sourceId) ?? [],
+        };
+      else if (!opts.full && source.lastCommit)
+        result = await this.incremental(source, api, source.lastCommit, head.sha);
+      else result = await this.fullRead(source, api, head.sha);
+      await this.db
+        .update(repohostSources)
+        .set({ lastCommit: head.sha, lastSyncedAt: this.clock.now(), syncError: null })
+        .where(eq(repohostSources.id, sourceId));
+      return result;
+    } catch (err) {
+      const e = asApiError(err, `syncing ${source.owner}/${source.repo}@${source.branch}`);
+      await this.db
+        .update(repohostSources)
+        .set({ syncError: e.message, lastSyncedAt: this.clock.now() })
+        .where(eq(repohostSources.id, sourceId));
+      this.logger.warn("repohost sync failed", { source: sourceId, error: e.message });
+      throw e;
+    }
+  }
+
+  /** Bundles of the source as the database has them: folder -> bundle, doc and head files. */
+  private async known(sourceId: string) {
+    const rows = await this.db
+      .select({ rb: repohostBundles, b: bundles, d: docs })
+      .from(repohostBundles)
+      .innerJoin(bundles, eq(bundles.id, repohostBundles.bundleId))
+      .innerJoin(docs, eq(docs.bundleId, bundles.id))
+      .where(eq(repohostBundles.sourceId, sourceId));
+    // The files as the repo last had them: a draft's own version is not the repo's.
+    const repoVersion = (r: (typeof rows)[number]) => r.rb.repoVersionId ?? r.b.headVersionId;
+    const heads = rows.map(repoVersion).filter((v): v is string => v !== null);
+    const files = heads.length
+      ? await this.db.select().from(versionFiles).where(inArray(versionFiles.versionId, heads))
+      : [];
+    const byVersion = new Map<string, Map<string, GitFile>>();
+    for (const f of files) {
+      const m = byVersion.get(f.versionId) ?? new Map<string, GitFile>();
+      m.set(f.path, { sha: f.sha256, size: f.size });
+      byVersion.set(f.versionId, m);
+    }
+    return new Map(
+      rows.map((r) => [
+        r.rb.folder,
+        { ...r, files: byVersion.get(repoVersion(r) ?? "") ?? new Map<string, GitFile>() },
+      ]),
+    );
+  }
+
+  /** Bytes of many git blobs (markdown to classify, changed files), 8 at a time. */
+  private async fetchBlobs(api: GitHubApi, source: SourceRow, shas: Iterable<string>): Promise<void> {
+    const limit = pLimit(8);
+    const todo = [...new Set(shas)].filter((s) => !this.blobCache.has(s));
+    await Promise.all(
+      todo.map((sha) =>
+        limit(async () => this.remember(sha, await api.blob(source.owner, source.repo, sha))),
+      ),
+    );
+  }
+
+  /** First read (or a read from scratch): the tree, every markdown file classified, each bundle's history. */
+  private async fullRead(source: SourceRow, api: GitHubApi, head: string): Promise<SyncResult> {
+    const tree = await api.tree(source.owner, source.repo, head);
+    if (tree.truncated) this.logger.warn("repohost tree truncated", { source: source.id });
+    const root = source.path;
+    const entries = new Map<string, GitFile>();
+    for (const e of tree.entries) {
+      if (e.type !== "blob") continue;
+      if (root !== "" && !e.path.startsWith(root + "/")) continue;
+      entries.set(root === "" ? e.path : e.path.slice(root.length + 1), { sha: e.sha, size: e.size ?? 0 });
+    }
+    await this.fetchBlobs(
+      api,
+      source,
+      [...entries].filter(([p]) => isMarkdownPath(p)).map(([, f]) => f.sha),
+    );
+    const accepted = source.accepted;
+    const discovery = discoverClassified(
+      [...entries.keys()].filter((p) => !p.startsWith(".spec-review/")).sort(),
+      (p) => {
+        const c = classifyMarkdown(decoder.decode(this.blobCache.get(entries.get(p)!.sha)));
+        // A type accepted in the service for a skipped doc counts as if the file named it.
+        if (c.type === undefined && !c.error && accepted[underSource(root, p)])
+          return { type: accepted[underSource(root, p)]! };
+        return c;
+      },
+      source.repo,
+    );
+    const known = await this.known(source.id);
+    const result: SyncResult = {
+      commit: head,
+      touched: 0,
+      created: 0,
+      archived: 0,
+      problems: [],
+      skipped: [],
+    };
+    result.problems = discovery.problems.map((p) => ({ ...p, path: underSource(root, p.path) }));
+    result.skipped = discovery.skipped.map((p) => underSource(root, p));
+    const seen = new Set<string>();
+    // Each new folder's history (one call each), 8 at a time, before anything is written.
+    const limit = pLimit(8);
+    const histories = new Map<string, CommitInfo[]>();
+    await Promise.all(
+      discovery.bundles
+        .map((b) => underSource(root, b.slug))
+        .filter((folder) => !known.has(folder))
+        .map((folder) =>
+          limit(async () =>
+            histories.set(
+              folder,
+              await api.commitsTouching(source.owner, source.repo, head, folder === "." ? "" : folder),
+            ),
+          ),
+        ),
+    );
+    for (const b of discovery.bundles) {
+      const folder = underSource(root, b.slug);
+      seen.add(folder);
+      const files = new Map(b.files.map((f) => [f, entries.get(b.slug === "." ? f : `${b.slug}/${f}`)!]));
+      const prior = known.get(folder);
+      if (prior) {
+        if (prior.b.goneAt) {
+          await this.db.update(bundles).set({ goneAt: null }).where(eq(bundles.id, prior.b.id));
+          this.events.emit("changed", { bundleId: prior.b.id });
+        }
+        if (!sameGitFiles(prior.files, files)) {
+          const [c] = await api.commitsTouching(
+            source.owner,
+            source.repo,
+            head,
+            folder === "." ? "" : folder,
+          );
+          await this.repoVersion(
+            source,
+            prior,
+            files,
+            b.doc.path,
+            b.doc.type,
+            c ?? this.fallbackCommit(head),
+          );
+          result.touched++;
+        }
+        continue;
+      }
+      const history = histories.get(folder) ?? [];
+      await this.createBundle(
+        source,
+        folder,
+        b.title,
+        b.doc.path,
+        b.doc.type,
+        files,
+        history.length ? history : [this.fallbackCommit(head)],
+      );
+      result.created++;
+    }
+    for (const [folder, prior] of known)
+      if (!seen.has(folder) && !prior.b.goneAt) {
+        await this.archive(prior.b.id);
+        result.archived++;
+      }
+    const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
+    this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
+    return result;
+  }
+
+  private fallbackCommit(sha: string): CommitInfo {
+    return { sha, message: "Read from the repo", author: "repohost", date: this.clock.now().toISOString() };
+  }
+
+  /**
+   * A push: what changed between the last read and the head (one compare call), applied
+   * to the bundles it touches, each file read once. A change that may add, remove or move a
+   * spec doc outside the known bundles falls back to a full read of the tree.
+   */
+  private async incremental(
+    source: SourceRow,
+    api: GitHubApi,
+    base: string,
+    head: string,
+  ): Promise<SyncResult> {
+    const cmp = await api.compare(source.owner, source.repo, base, head);
+    const root = source.path;
+    const under = (p: string) => root === "" || p.startsWith(root + "/");
+    const changed = cmp.files.filter(
+      (f) => under(f.filename) || (f.previous_filename !== undefined && under(f.previous_filename)),
+    );
+    const result: SyncResult = {
+      commit: head,
+      touched: 0,
+      created: 0,
+      archived: 0,
+      problems: [],
+      skipped: this.skippedOf(source.id) ?? [],
+    };
+    if (changed.length === 0) return result;
+    const known = await this.known(source.id);
+    const folders = [...known.keys()].sort((a, b) => b.length - a.length);
+    const ownerOf = (p: string) => folders.find((f) => inFolder(p, f));
+    // Per touched bundle, its files after the change.
+    const next = new Map<string, Map<string, GitFile>>();
+    const needBytes: string[] = [];
+    for (const f of changed) {
+      const paths = [f.filename, ...(f.previous_filename ? [f.previous_filename] : [])];
+      if (paths.every((p) => !isMarkdownPath(p) && ownerOf(p) === undefined)) continue;
+      for (const p of paths) {
+        const folder = ownerOf(p);
+        const direct = isMarkdownPath(p) && (folder === undefined || !relTo(p, folder).includes("/"));
+        const k = folder ? known.get(folder)! : undefined;
+        // A markdown file directly in a folder that is not the known main doc may make or unmake a bundle.
+        if (folder === undefined || (direct && relTo(p, folder) !== k!.d.path) || k!.b.goneAt !== null)
+          return this.fullRead(source, api, head);
+      }
+      const folder = ownerOf(f.filename)!;
+      const files = next.get(folder) ?? new Map(known.get(folder)!.files);
+      if (f.previous_filename) files.delete(relTo(f.previous_filename, ownerOf(f.previous_filename)!));
+      if (f.status === "removed") {
+        if (relTo(f.filename, folder) === known.get(folder)!.d.path) return this.fullRead(source, api, head);
+        files.delete(relTo(f.filename, folder));
+      } else if (f.sha) {
+        files.set(relTo(f.filename, folder), { sha: f.sha, size: -1 });
+        needBytes.push(f.sha);
+      }
+      next.set(folder, files);
+    }
+    // One read per changed file: its size, and for the spec doc its type.
+    await this.fetchBlobs(api, source, needBytes);
+    const commit = cmp.commits.at(-1) ?? this.fallbackCommit(head);
+    for (const [folder, files] of next) {
+      for (const [p, f] of files)
+        if (f.size < 0) files.set(p, { sha: f.sha, size: this.blobCache.get(f.sha)?.length ?? 0 });
+      const k = known.get(folder)!;
+      if (k.rb.draftBase !== null) {
+        await this.repoVersion(source, k, files, k.d.path, k.d.profileKey, commit);
+        continue;
+      }
+      const main = files.get(k.d.path)!;
+      const info = classifyMarkdown(
+        decoder.decode(this.blobCache.get(main.sha) ?? (await api.blob(source.owner, source.repo, main.sha))),
+      );
+      if (info.type === undefined) return this.fullRead(source, api, head);
+      if (sameGitFiles(k.files, files)) continue;
+      await this.repoVersion(source, k, files, k.d.path, info.type, commit);
+      result.touched++;
+    }
+    return result;
+  }
+
+  private async createBundle(
+    source: SourceRow,
+    folder: string,
+    title: string,
+    docPath: string,
+    type: string,
+    files: Map<string, GitFile>,
+    history: CommitInfo[],
+  ): Promise<void> {
+    const id = randomUUID();
+    const docId = randomUUID();
+    const now = this.clock.now();
+    const mainSha = files.get(docPath)!.sha;
+    const main = this.blobCache.get(mainSha) ?? new Uint8Array();
+    const info = classifyMarkdown(decoder.decode(main));
+    const oldestFirst = [...history].reverse();
+    const ids = oldestFirst.map(() => randomUUID());
+    const head = await this.db.transaction(async (tx) => {
+      await tx.insert(bundles).values({
+        id,
+        sourceKind: "repohost",
+        slug: folder,
+        title,
+        visibility: source.isPrivate ? "private" : "internal",
+        headVersionId: ids.at(-1)!,
+        headNumber: ids.length,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(docs).values({
+        id: docId,
+        bundleId: id,
+        path: docPath,
+        profileKey: type,
+        problems: docProblems(info.error),
+        createdAt: now,
+        updatedAt: now,
+      });
+      // Older commits get their file list from git when first read (manifest()).
+      const records = await this.versionRepo.insertVersions(
+        tx,
+        oldestFirst.map((c, i) => ({
+          id: ids[i]!,
+          bundleId: id,
+          number: i,
+          files: i === oldestFirst.length - 1 ? toManifest(files) : new Map(),
+          author: c.author,
+          message: c.message,
+          createdAt: new Date(c.date),
+        })),
+      );
+      await tx
+        .insert(repohostVersions)
+        .values(oldestFirst.map((c, i) => ({ versionId: ids[i]!, commit: c.sha })));
+      await tx
+        .insert(repohostBundles)
+        .values({ bundleId: id, sourceId: source.id, folder, repoVersionId: ids.at(-1)! });
+      return records.at(-1)!;
+    });
+    this.events.emit("version", {
+      bundleId: id,
+      docId,
+      version: head,
+      mainPath: docPath,
+      mainBytes: main,
+      bulk: true,
+    });
+  }
+
+  /** A new version read from the repo; a bundle with a draft keeps it and is marked `ahead`. */
+  private async repoVersion(
+    source: SourceRow,
+    k: {
+      b: typeof bundles.$inferSelect;
+      d: typeof docs.$inferSelect;
+      rb: typeof repohostBundles.$inferSelect;
+    },
+    files: Map<string, GitFile>,
+    docPath: string,
+    type: string,
+    commit: CommitInfo,
+  ): Promise<void> {
+    if (k.rb.draftBase !== null) {
+      if (!(await this.draftLanded(k.b.headVersionId, files))) {
+        await this.db
+          .update(repohostBundles)
+          .set({ ahead: true })
+          .where(eq(repohostBundles.bundleId, k.b.id));
+        this.events.emit("changed", { bundleId: k.b.id });
+        return;
+      }
+      // The branch now holds exactly the draft (its pull request was merged): the draft is done.
+      await this.db
+        .update(repohostBundles)
+        .set({ draftBase: null, ahead: false, prUrl: null, prNumber: null })
+        .where(eq(repohostBundles.bundleId, k.b.id));
+    }
+    const mainSha = files.get(docPath)!.sha;
+    const main = this.blobCache.get(mainSha) ?? (await this.bytesOf(mainSha, source));
+    const info = classifyMarkdown(decoder.decode(main));
+    const id = randomUUID();
+    const version = await this.versionRepo.commit(
+      { id: k.b.headVersionId, number: k.b.headNumber },
+      {
+        id,
+        bundleId: k.b.id,
+        number: k.b.headNumber,
+        files: toManifest(files),
+        author: commit.author,
+        message: commit.message,
+        createdAt: new Date(commit.date),
+      },
+      new Map(),
+      async (tx) => {
+        await tx.insert(repohostVersions).values({ versionId: id, commit: commit.sha });
+        await tx
+          .update(repohostBundles)
+          .set({ repoVersionId: id })
+          .where(eq(repohostBundles.bundleId, k.b.id));
+        await tx
+          .update(docs)
+          .set({
+            path: docPath,
+            profileKey: type,
+            problems: docProblems(info.error),
+            updatedAt: this.clock.now(),
+          })
+          .where(eq(docs.id, k.d.id));
+      },
+    );
+    this.events.emit("version", {
+      bundleId: k.b.id,
+      docId: k.d.id,
+      version,
+      mainPath: docPath,
+      mainBytes: main,
+    });
+    this.events.emit("changed", { bundleId: k.b.id });
+  }
+
+  /** True when the repo's files are byte for byte the draft's (compared by git blob id). */
+  private async draftLanded(draftVersion: string | null, files: Map<string, GitFile>): Promise<boolean> {
+    if (!draftVersion) return false;
+    const draft = await this.manifest(draftVersion);
+    if (draft.length !== files.size) return false;
+    for (const f of draft) {
+      const repo = files.get(f.path);
+      if (!repo) return false;
+      const id = GIT_SHA.test(f.sha256) ? f.sha256 : gitBlobId(await this.versionRepo.blob(f.sha256));
+      if (id !== repo.sha) return false;
+    }
+    return true;
+  }
+
+  /** Hide a bundle (its folder is gone, or its source was deleted); reviews and threads stay. */
+  async archive(bundleId: string): Promise<void> {
+    await this.db.update(bundles).set({ goneAt: this.clock.now() }).where(eq(bundles.id, bundleId));
+    this.events.emit("changed", { bundleId });
+  }
+
+  /** Bundles of a source that are not archived. */
+  async liveBundles(sourceId: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: bundles.id })
+      .from(repohostBundles)
+      .innerJoin(bundles, eq(bundles.id, repohostBundles.bundleId))
+      .where(and(eq(repohostBundles.sourceId, sourceId), isNull(bundles.goneAt)))
+      .orderBy(asc(bundles.slug));
+    return rows.map((r) => r.id);
+  }
+}
+
+/** Git's id of a blob: sha1 of its header and bytes. */
+function gitBlobId(bytes: Uint8Array): string {
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
+function toManifest(files: Map<string, GitFile>): Map<string, { sha256: string; size: number }> {
+  return new Map([...files].map(([p, f]) => [p, { sha256: f.sha, size: f.size }]));
+}
+
+function sameGitFiles(a: Map<string, GitFile>, b: Map<string, GitFile>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [p, f] of a) if (b.get(p)?.sha !== f.sha) return false;
+  return true;
+}

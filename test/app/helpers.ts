@@ -1,0 +1,88 @@
+/**
+ * The App under test: a real Probot instance (its own JWT and installation tokens) whose
+ * GitHub is the local fake (test/helpers/fake-github.ts), on a hosted test app. Webhook
+ * payloads are the recorded ones in fixtures/app/, with the fake repo's commit ids put in.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Probot } from "probot";
+import specReview from "../../app/index.js";
+import type { ReviewCommentInput, ThreadSink } from "../../app/threads-port.js";
+import { serviceThreadSink } from "../../app/threads-sink.js";
+import { packageRoot } from "../../server/paths.js";
+import { makeTestApp, type TestApp } from "../helpers/app.js";
+import { testAuthenticator } from "../helpers/actors.js";
+import type { FakeGitHub } from "../helpers/fake-github.js";
+
+export const FIXTURES = resolve(import.meta.dirname, "../../fixtures/app");
+export const WEBHOOK_SECRET = "whsec-test-7d1f";
+
+let pem: string | undefined;
+/** An RSA key for the App's JWTs (the fake accepts any; Probot signs with it for real). */
+export function appPrivateKey(): string {
+  pem ??= generateKeyPairSync("rsa", { modulusLength: 2048 })
+    .privateKey.export({ type: "pkcs1", format: "pem" })
+    .toString();
+  return pem;
+}
+
+/** A recorded payload with placeholders (HEAD_SHA, …) replaced. */
+export function payload(name: string, shas: Record<string, string> = {}): Record<string, unknown> {
+  let text = readFileSync(resolve(FIXTURES, `${name}.json`), "utf8");
+  for (const [k, v] of Object.entries(shas)) text = text.split(k).join(v);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+export class RecordingThreads implements ThreadSink {
+  opened: ReviewCommentInput[] = [];
+  replies: Array<{ inReplyTo: number; commentId: number; body: string }> = [];
+  openFromComment(input: ReviewCommentInput) {
+    this.opened.push(input);
+    return Promise.resolve({ threadId: `t-${input.commentId}` });
+  }
+  addReply(input: { inReplyTo: number; commentId: number; body: string }) {
+    this.replies.push(input);
+    return Promise.resolve();
+  }
+}
+
+export interface AppHarness {
+  t: TestApp;
+  probot: Probot;
+  threads: RecordingThreads;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  gh: FakeGitHub,
+  kind: "pglite" | "postgres" = "pglite",
+  /** Where review comments go (default: recorded only); `service`: the service's own threads. */
+  sink: "recorded" | "service" = "recorded",
+): Promise<AppHarness> {
+  const auth = testAuthenticator();
+  const t = await makeTestApp({ kind, mode: "hosted", auth, repohost: { apiUrl: gh.url } });
+  auth.bind(t.services);
+  const probot = new Probot({
+    appId: 123,
+    privateKey: appPrivateKey(),
+    secret: WEBHOOK_SECRET,
+    baseUrl: gh.url,
+    logLevel: "fatal",
+  });
+  const threads = new RecordingThreads();
+  await probot.load(
+    specReview({
+      db: t.services.db,
+      clock: t.services.clock,
+      logger: t.services.logger,
+      repohost: t.services.repohost!,
+      threads: sink === "service" ? serviceThreadSink(t.services) : threads,
+      builtinProfilesDir: resolve(packageRoot(), "profiles"),
+      checkName: "Build Ready",
+      serverUrl: "https://github.example",
+      apiUrl: gh.url,
+    }),
+  );
+  return { t, probot, threads, close: () => t.close() };
+}

@@ -1,0 +1,398 @@
+/**
+ * A local fake of the GitHub REST API over real HTTP, for tests and bench:app: repos whose
+ * commits are whole snapshots (path -> text), real git blob ids, conditional ref reads
+ * (ETag, 304), recursive trees, commits filtered by path, compare, and the calls the App
+ * makes (check runs, comments, pull request files, installation tokens). Every request is
+ * logged with its body, so a test can assert exactly what was called and sent.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeCommit {
+  sha: string;
+  parent: string | null;
+  message: string;
+  author: string;
+  date: string;
+  files: Map<string, string>;
+}
+
+export interface FakeRepo {
+  owner: string;
+  name: string;
+  private: boolean;
+  defaultBranch: string;
+  branches: Map<string, string>;
+  commits: Map<string, FakeCommit>;
+  blobs: Map<string, string>;
+  installationId?: number;
+  pulls: Map<number, { files: string[]; head: string }>;
+}
+
+export interface LoggedCall {
+  method: string;
+  path: string;
+  status: number;
+  body?: unknown;
+}
+
+export function gitBlobSha(text: string): string {
+  const bytes = Buffer.from(text, "utf8");
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
+function sha1(text: string): string {
+  return createHash("sha1").update(text).digest("hex");
+}
+
+export class FakeGitHub {
+  readonly repos = new Map<string, FakeRepo>();
+  readonly calls: LoggedCall[] = [];
+  /** Tokens GET /user accepts, with their login. */
+  readonly tokens = new Map<string, string>([["ghp_good_token_1234", "octo-admin"]]);
+  readonly checkRuns: Array<{ id: number; body: Record<string, unknown> }> = [];
+  readonly comments = new Map<number, Array<{ id: number; body: string }>>();
+  /** Trees made through POST /git/trees: sha -> files. */
+  readonly trees = new Map<string, Map<string, string>>();
+  private server: Server | undefined;
+  private seq = 1000;
+  url = "";
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  /** Calls made since `from` (an index into `calls`). */
+  since(from: number): LoggedCall[] {
+    return this.calls.slice(from);
+  }
+
+  addRepo(
+    owner: string,
+    name: string,
+    opts: { private?: boolean; branch?: string; installationId?: number } = {},
+  ): FakeRepo {
+    const repo: FakeRepo = {
+      owner,
+      name,
+      private: opts.private ?? false,
+      defaultBranch: opts.branch ?? "main",
+      branches: new Map(),
+      commits: new Map(),
+      blobs: new Map(),
+      pulls: new Map(),
+      ...(opts.installationId !== undefined ? { installationId: opts.installationId } : {}),
+    };
+    this.repos.set(`${owner}/${name}`, repo);
+    return repo;
+  }
+
+  /** A commit on `branch`: `changes` maps a path to its new text, or null to delete it. */
+  commit(
+    repo: FakeRepo,
+    changes: Record<string, string | null>,
+    opts: { branch?: string; message?: string; author?: string; date?: string } = {},
+  ): string {
+    const branch = opts.branch ?? repo.defaultBranch;
+    const parentSha = repo.branches.get(branch) ?? null;
+    const files = new Map(parentSha ? repo.commits.get(parentSha)!.files : []);
+    for (const [p, text] of Object.entries(changes)) {
+      if (text === null) files.delete(p);
+      else {
+        files.set(p, text);
+        repo.blobs.set(gitBlobSha(text), text);
+      }
+    }
+    const date = opts.date ?? new Date(Date.UTC(2026, 0, 1) + repo.commits.size * 60_000).toISOString();
+    const message = opts.message ?? `Change ${Object.keys(changes).join(", ")}`;
+    const sha = sha1(
+      `${parentSha}\n${message}\n${date}\n${[...files].map(([p, t]) => `${p}:${gitBlobSha(t)}`).join("\n")}`,
+    );
+    repo.commits.set(sha, { sha, parent: parentSha, message, author: opts.author ?? "alice", date, files });
+    repo.branches.set(branch, sha);
+    return sha;
+  }
+
+  private send(
+    res: ServerResponse,
+    call: LoggedCall,
+    status: number,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    call.status = status;
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(body === undefined ? "" : JSON.stringify(body));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname.replace(/^\/api\/v3/, "");
+    const call: LoggedCall = { method: req.method ?? "GET", path: path + url.search, status: 0 };
+    if (text) call.body = JSON.parse(text) as unknown;
+    this.calls.push(call);
+    const auth = req.headers.authorization ?? "";
+    const token = auth.replace(/^(Bearer|token) /i, "");
+    try {
+      this.route(req, res, call, path, url, token);
+    } catch (err) {
+      this.send(res, call, 500, { message: String(err) });
+    }
+  }
+
+  private route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: LoggedCall,
+    path: string,
+    url: URL,
+    token: string,
+  ): void {
+    const m = req.method ?? "GET";
+    if (m === "GET" && path === "/user") {
+      const login = this.tokens.get(token);
+      return login
+        ? this.send(res, call, 200, { login })
+        : this.send(res, call, 401, { message: "Bad credentials" });
+    }
+    let mm: RegExpExecArray | null;
+    if (m === "POST" && (mm = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path)))
+      return this.send(res, call, 201, {
+        token: `ghs_installation_${mm[1]}`,
+        expires_at: "2099-01-01T00:00:00Z",
+      });
+    const rm = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
+    if (!rm) return this.send(res, call, 404, { message: "Not Found" });
+    const repo = this.repos.get(`${rm[1]}/${rm[2]}`);
+    if (!repo) return this.send(res, call, 404, { message: "Not Found" });
+    const rest = rm[3] ?? "";
+    if (m === "GET" && rest === "")
+      return this.send(res, call, 200, {
+        default_branch: repo.defaultBranch,
+        private: repo.private,
+        full_name: `${repo.owner}/${repo.name}`,
+      });
+    if (m === "GET" && rest === "/installation")
+      return repo.installationId === undefined
+        ? this.send(res, call, 404, { message: "Not Found" })
+        : this.send(res, call, 200, { id: repo.installationId });
+    if (m === "GET" && (mm = /^\/git\/ref\/heads\/(.+)$/.exec(rest))) {
+      const sha = repo.branches.get(decodeURIComponent(mm[1]!));
+      if (!sha) return this.send(res, call, 404, { message: "Not Found" });
+      const etag = `"${sha}"`;
+      if (req.headers["if-none-match"] === etag) return this.send(res, call, 304, undefined, { etag });
+      return this.send(
+        res,
+        call,
+        200,
+        { ref: `refs/heads/${mm[1]}`, object: { sha, type: "commit" } },
+        { etag },
+      );
+    }
+    if (m === "GET" && (mm = /^\/git\/trees\/([^/]+)$/.exec(rest))) {
+      const commit = repo.commits.get(mm[1]!);
+      if (!commit) return this.send(res, call, 404, { message: "Not Found" });
+      const folders = new Set<string>();
+      for (const p of commit.files.keys()) {
+        const parts = p.split("/");
+        for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+      }
+      const tree = [
+        ...[...folders].map((p) => ({
+          path: p,
+          type: "tree",
+          sha: sha1(`tree:${commit.sha}:${p}`),
+          mode: "040000",
+        })),
+        ...[...commit.files].map(([p, t]) => ({
+          path: p,
+          type: "blob",
+          sha: gitBlobSha(t),
+          size: Buffer.byteLength(t),
+          mode: "100644",
+        })),
+      ].sort((a, b) => (a.path < b.path ? -1 : 1));
+      return this.send(res, call, 200, { sha: commit.sha, tree, truncated: false });
+    }
+    if (m === "GET" && (mm = /^\/git\/blobs\/([0-9a-f]{40})$/.exec(rest))) {
+      const t = repo.blobs.get(mm[1]!);
+      if (t === undefined) return this.send(res, call, 404, { message: "Not Found" });
+      return this.send(res, call, 200, {
+        sha: mm[1],
+        size: Buffer.byteLength(t),
+        encoding: "base64",
+        content: Buffer.from(t).toString("base64"),
+      });
+    }
+    if (m === "GET" && rest === "/commits") {
+      const start =
+        repo.branches.get(url.searchParams.get("sha") ?? repo.defaultBranch) ?? url.searchParams.get("sha");
+      const prefix = url.searchParams.get("path") ?? "";
+      const out: FakeCommit[] = [];
+      for (
+        let c = start ? repo.commits.get(start) : undefined;
+        c;
+        c = c.parent ? repo.commits.get(c.parent) : undefined
+      ) {
+        const parent = c.parent ? repo.commits.get(c.parent)!.files : new Map<string, string>();
+        if (prefix === "" || touches(c.files, parent, prefix)) out.push(c);
+      }
+      return this.send(
+        res,
+        call,
+        200,
+        out.slice(0, Number(url.searchParams.get("per_page") ?? 30)).map(rawCommit),
+      );
+    }
+    if (m === "GET" && (mm = /^\/compare\/([0-9a-f]{40})\.\.\.([0-9a-f]{40})$/.exec(rest))) {
+      const base = repo.commits.get(mm[1]!);
+      const head = repo.commits.get(mm[2]!);
+      if (!base || !head) return this.send(res, call, 404, { message: "Not Found" });
+      const commits: FakeCommit[] = [];
+      for (
+        let c: FakeCommit | undefined = head;
+        c && c.sha !== base.sha;
+        c = c.parent ? repo.commits.get(c.parent) : undefined
+      )
+        commits.unshift(c);
+      const files = [];
+      for (const [p, t] of head.files) {
+        const before = base.files.get(p);
+        if (before === undefined) files.push({ filename: p, status: "added", sha: gitBlobSha(t) });
+        else if (before !== t) files.push({ filename: p, status: "modified", sha: gitBlobSha(t) });
+      }
+      for (const p of base.files.keys())
+        if (!head.files.has(p)) files.push({ filename: p, status: "removed", sha: null });
+      return this.send(res, call, 200, { status: "ahead", commits: commits.map(rawCommit), files });
+    }
+    if (m === "GET" && (mm = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
+      const pr = repo.pulls.get(Number(mm[1]));
+      if (!pr) return this.send(res, call, 404, { message: "Not Found" });
+      const files = pr.files.map((f) => ({
+        filename: f,
+        status: "modified",
+        sha: gitBlobSha(repo.commits.get(pr.head)!.files.get(f) ?? ""),
+      }));
+      return this.send(res, call, 200, files);
+    }
+    // The git data API (publishing a draft): blobs, trees (a tree is a commit's file map), commits, refs, pulls.
+    if (m === "GET" && (mm = /^\/git\/commits\/([0-9a-f]{40})$/.exec(rest))) {
+      const c = repo.commits.get(mm[1]!);
+      return c
+        ? this.send(res, call, 200, { sha: c.sha, tree: { sha: `tree-${c.sha}` } })
+        : this.send(res, call, 404, { message: "Not Found" });
+    }
+    if (m === "POST" && rest === "/git/blobs") {
+      const b = call.body as { content: string; encoding: string };
+      const text = Buffer.from(b.content, b.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+      repo.blobs.set(gitBlobSha(text), text);
+      return this.send(res, call, 201, { sha: gitBlobSha(text) });
+    }
+    if (m === "POST" && rest === "/git/trees") {
+      const b = call.body as { base_tree: string; tree: Array<{ path: string; sha: string | null }> };
+      const base = repo.commits.get(b.base_tree.replace(/^tree-/, ""));
+      if (!base) return this.send(res, call, 422, { message: "base_tree not found" });
+      const files = new Map(base.files);
+      for (const e of b.tree) {
+        if (e.sha === null) files.delete(e.path);
+        else files.set(e.path, repo.blobs.get(e.sha)!);
+      }
+      const sha = sha1(`newtree:${[...files].map(([p, t]) => `${p}:${gitBlobSha(t)}`).join("\n")}`);
+      this.trees.set(sha, files);
+      return this.send(res, call, 201, { sha });
+    }
+    if (m === "POST" && rest === "/git/commits") {
+      const b = call.body as { message: string; tree: string; parents: string[] };
+      const files = this.trees.get(b.tree);
+      if (!files) return this.send(res, call, 422, { message: "tree not found" });
+      const sha = sha1(`commit:${b.tree}:${b.parents.join(",")}:${b.message}`);
+      repo.commits.set(sha, {
+        sha,
+        parent: b.parents[0] ?? null,
+        message: b.message,
+        author: "spec-review",
+        date: new Date().toISOString(),
+        files,
+      });
+      return this.send(res, call, 201, { sha });
+    }
+    if (m === "POST" && rest === "/git/refs") {
+      const b = call.body as { ref: string; sha: string };
+      const name = b.ref.replace(/^refs\/heads\//, "");
+      if (repo.branches.has(name)) return this.send(res, call, 422, { message: "Reference already exists" });
+      repo.branches.set(name, b.sha);
+      return this.send(res, call, 201, { ref: b.ref, object: { sha: b.sha } });
+    }
+    if (m === "POST" && rest === "/pulls") {
+      const b = call.body as { head: string; base: string; title: string };
+      const number = repo.pulls.size + 100;
+      const head = repo.branches.get(b.head)!;
+      repo.pulls.set(number, { files: [], head });
+      return this.send(res, call, 201, {
+        number,
+        html_url: `https://github.example/${repo.owner}/${repo.name}/pull/${number}`,
+      });
+    }
+    if (m === "POST" && rest === "/check-runs") {
+      const id = ++this.seq;
+      this.checkRuns.push({ id, body: call.body as Record<string, unknown> });
+      return this.send(res, call, 201, {
+        id,
+        html_url: `https://github.example/${repo.owner}/${repo.name}/runs/${id}`,
+        url: `${this.url}/check-runs/${id}`,
+      });
+    }
+    if (m === "PATCH" && (mm = /^\/check-runs\/(\d+)$/.exec(rest)))
+      return this.send(res, call, 200, { id: Number(mm[1]) });
+    if ((mm = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
+      const list = this.comments.get(Number(mm[1])) ?? [];
+      this.comments.set(Number(mm[1]), list);
+      if (m === "GET")
+        return this.send(
+          res,
+          call,
+          200,
+          list.map((c) => ({ ...c, html_url: `https://github.example/c/${c.id}` })),
+        );
+      const c = { id: ++this.seq, body: (call.body as { body: string }).body };
+      list.push(c);
+      return this.send(res, call, 201, { ...c, html_url: `https://github.example/c/${c.id}` });
+    }
+    if (m === "PATCH" && (mm = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
+      for (const list of this.comments.values())
+        for (const c of list) if (c.id === Number(mm[1])) c.body = (call.body as { body: string }).body;
+      return this.send(res, call, 200, { id: Number(mm[1]), html_url: `https://github.example/c/${mm[1]}` });
+    }
+    return this.send(res, call, 404, { message: `Not Found: ${m} ${rest}` });
+  }
+}
+
+function touches(files: Map<string, string>, parent: Map<string, string>, prefix: string): boolean {
+  const under = (p: string) => p === prefix || p.startsWith(prefix + "/");
+  for (const [p, t] of files) if (under(p) && parent.get(p) !== t) return true;
+  for (const p of parent.keys()) if (under(p) && !files.has(p)) return true;
+  return false;
+}
+
+function rawCommit(c: FakeCommit) {
+  return {
+    sha: c.sha,
+    commit: {
+      message: c.message,
+      author: { name: c.author, email: `${c.author}@example.com`, date: c.date },
+    },
+    author: { login: c.author },
+    parents: c.parent ? [{ sha: c.parent }] : [],
+  };
+}
