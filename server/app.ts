@@ -17,6 +17,7 @@ import { bodyLimit } from "./middleware/body-limit.js";
 import { cookieCsrf } from "./middleware/csrf.js";
 import { remoteToken } from "./middleware/remote-token.js";
 import { redact } from "./redact.js";
+import { webStatic } from "./web-static.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
 
@@ -68,6 +69,8 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
   if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
   app.use("*", cookieCsrf());
   app.use("*", bodyLimit());
+  // The dashboard's files are public (its data comes from the API): served before the permission check.
+  app.use("*", webStatic());
   app.use("*", actorMiddleware());
 
   const api = new OpenAPIHono<Env>();
