@@ -43,6 +43,6 @@ export async function call<T>(
   if (res.response.ok) return res.data as T;
   const body = res.error;
   const problem: Partial<Problem> =
-    body && typeof body === "object" ? (body) : { title: res.response.statusText };
+    body && typeof body === "object" ? body : { title: res.response.statusText };
   throw new ApiProblem(res.response.status, problem);
 }

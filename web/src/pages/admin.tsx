@@ -56,26 +56,28 @@ function Models() {
           b.items.length === 0 ? (
             <p class="muted">No backend yet: full reviews need one (POST /admin/backends).</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Backend</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Secret</th>
-                  <th scope="col">Roles</th>
-                </tr>
-              </thead>
-              <tbody>
-                {b.items.map((x) => (
-                  <tr key={x.id}>
-                    <td>{x.name}</td>
-                    <td>{x.kind}</td>
-                    <td>{x.has_secret ? `…${x.secret_last4}` : "none"}</td>
-                    <td>{x.roles.join(", ")}</td>
+            <div class="scroll" tabIndex={0} role="region" aria-label="Scrollable table">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Backend</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Secret</th>
+                    <th scope="col">Roles</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {b.items.map((x) => (
+                    <tr key={x.id}>
+                      <td>{x.name}</td>
+                      <td>{x.kind}</td>
+                      <td>{x.has_secret ? `…${x.secret_last4}` : "none"}</td>
+                      <td>{x.roles.join(", ")}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
         }
       </Show>

@@ -22,7 +22,7 @@ async function loadText(doc: Schemas["SpecDoc"]): Promise<DocText> {
     params: { path: { docId: doc.id }, query: { path: doc.path } },
     parseAs: "arrayBuffer",
   });
-  if (!res.response.ok) throw new ApiProblem(res.response.status, (res.error ?? {}));
+  if (!res.response.ok) throw new ApiProblem(res.response.status, res.error ?? {});
   const source = new Uint8Array(res.data as ArrayBuffer);
   const markdown = new TextDecoder().decode(source);
   const { html } = await call(api.POST("/render", { body: { markdown } }));

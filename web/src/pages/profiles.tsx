@@ -53,10 +53,7 @@ function YamlEditor({ profile, onSaved }: { profile: Schemas["Profile"]; onSaved
   const [yaml, setYaml] = useState(profile.yaml);
   const [message, setMessage] = useState("");
   const save = useAction();
-  const errors = useMemo(
-    () => ((save.error)?.problem.errors ?? []) as LineError[],
-    [save.error],
-  );
+  const errors = useMemo(() => (save.error?.problem.errors ?? []) as LineError[], [save.error]);
   const bad = new Set(errors.map((e) => e.line).filter((l): l is number => typeof l === "number"));
   const lines = yaml.split("\n");
   return (
@@ -142,28 +139,30 @@ function ProfileView({ profileKey }: { profileKey: string }) {
             maintainers: {p.maintainers.join(", ") || "none"}
           </p>
           <h3>Checks</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Check</th>
-                <th scope="col">Level</th>
-                <th scope="col">Kind</th>
-                <th scope="col">What it asks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {checksOf(p.yaml).map((c) => (
-                <tr key={c.slug}>
-                  <td>
-                    <code>{c.slug}</code>
-                  </td>
-                  <td>{c.level}</td>
-                  <td>{c.kind}</td>
-                  <td>{c.description}</td>
+          <div class="scroll" tabIndex={0} role="region" aria-label="Scrollable table">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Check</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">What it asks</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {checksOf(p.yaml).map((c) => (
+                  <tr key={c.slug}>
+                    <td>
+                      <code>{c.slug}</code>
+                    </td>
+                    <td>{c.level}</td>
+                    <td>{c.kind}</td>
+                    <td>{c.description}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <YamlEditor key={p.current_version.number} profile={p} onSaved={profile.reload} />
         </>
       )}

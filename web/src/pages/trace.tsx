@@ -55,7 +55,7 @@ function Matrix({
         IDs of <Link href={`/docs/${m.upstream.id}`}>{m.upstream.title}</Link>{" "}
         <span class={gaps ? "tag blocking" : "tag"}>{gaps} gaps</span>
       </h3>
-      <div class="scroll">
+      <div class="scroll" tabIndex={0} role="region" aria-label="Scrollable table">
         <table>
           <caption class="sr-only">Trace matrix of {m.upstream.title}</caption>
           <thead>

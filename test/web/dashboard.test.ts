@@ -1,0 +1,264 @@
+/**
+ * The dashboard in headless Chromium on the demo bundles (local mode): the list shows each
+ * bundle's state, a doc shows each finding beside the text it anchors to, two versions
+ * compare by section, problem+json answers show their detail, operations not built yet
+ * say so, pages pass axe-core with no serious or critical violation at 1280 px and at
+ * phone width. Screenshots of each page go to tmp/web-screenshots.
+ */
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { json, makeTestApp, type TestApp } from "../helpers/app.js";
+import type { Items, SpecDoc } from "../helpers/types.js";
+import {
+  axeSerious,
+  browserAvailable,
+  buildWeb,
+  launchBrowser,
+  listen,
+  screenshot,
+  watchErrors,
+  type Listening,
+} from "../helpers/web.js";
+
+const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
+
+interface Bundle {
+  id: string;
+  title: string;
+  state: string;
+  docs: SpecDoc[];
+}
+interface Finding {
+  id: string;
+  level: string;
+  message: string;
+  anchor?: { quote: string; start: number; detached?: boolean };
+}
+
+describe.skipIf(!browserAvailable("dashboard.test.ts"))(
+  "the dashboard on the demo bundles",
+  { timeout: 120_000 },
+  () => {
+    let t: TestApp;
+    let server: Listening;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let errors: string[];
+    let bundles: Bundle[];
+
+    beforeAll(async () => {
+      await buildWeb();
+      t = await makeTestApp({ fixture: DEMO });
+      server = await listen(t.app);
+      browser = await launchBrowser();
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      page = await context.newPage();
+      errors = watchErrors(page);
+      bundles = (await json<Items<Bundle>>(t.req("GET", "/bundles"))).items;
+    }, 120_000);
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+      await t?.close();
+    });
+
+    const open = async (path: string) => {
+      await page.goto(server.url + path);
+    };
+
+    it("lists every bundle with its state chip and its docs, and filters by state and title", async () => {
+      expect(bundles.length).toBeGreaterThan(1);
+      await open("/");
+      await page.waitForSelector("li.bundle");
+      const shown = await page.$$eval("li.bundle", (els) =>
+        els.map((el) => ({
+          title: el.querySelector(".bundle-title")?.textContent ?? "",
+          state: el.getAttribute("data-state"),
+          chip: el.querySelector(".bundle-head .chip")?.textContent ?? "",
+        })),
+      );
+      const words: Record<string, string> = {
+        build_ready: "Build Ready",
+        not_build_ready: "Not Build Ready",
+        not_reviewed: "Not reviewed",
+      };
+      expect(shown).toEqual(bundles.map((b) => ({ title: b.title, state: b.state, chip: words[b.state] })));
+      await screenshot(page, "bundles");
+
+      // The state filter is in the URL (a filtered list is a link) and hides the others.
+      const state = bundles[0]!.state;
+      await page.selectOption("select >> nth=0", state);
+      await page.waitForURL(/state=/);
+      const filtered = await page.$$eval("li.bundle", (els) =>
+        els.map((el) => el.getAttribute("data-state")),
+      );
+      expect(filtered.length).toBe(bundles.filter((b) => b.state === state).length);
+      expect(new Set(filtered)).toEqual(new Set([state]));
+      await open(`/?q=${encodeURIComponent(bundles[1]!.title.slice(0, 6))}`);
+      await page.waitForSelector("li.bundle");
+      const titles = await page.$$eval(".bundle-title", (els) => els.map((e) => e.textContent));
+      expect(titles).toContain(bundles[1]!.title);
+      expect(titles.length).toBeLessThan(bundles.length);
+    });
+
+    it("shows a doc rendered with each finding beside the text it anchors to, and the verdict card", async () => {
+      // The demo doc with the most anchored findings on its verdict's run.
+      let best: { doc: SpecDoc; findings: Finding[] } | undefined;
+      for (const b of bundles)
+        for (const d of b.docs) {
+          if (!d.verdict) continue;
+          const { items } = await json<Items<Finding>>(t.req("GET", `/runs/${d.verdict.run_id}/findings`));
+          const anchored = items.filter(
+            (f) => f.anchor && !f.anchor.detached && f.anchor.quote.trim().length > 3,
+          );
+          if (!best || anchored.length > best.findings.length) best = { doc: d, findings: anchored };
+        }
+      expect(best?.findings.length, "a demo doc with an anchored finding").toBeGreaterThan(0);
+      const { doc, findings } = best!;
+      await open(`/docs/${doc.id}`);
+      await page.waitForSelector(".doc-text .row");
+      await page.waitForSelector("[data-finding-id]");
+      for (const f of findings) {
+        // The row holding the finding holds the quoted text in its block, on the same line.
+        const row = page.locator(".row", { has: page.locator(`[data-finding-id="${f.id}"]`) });
+        await expect.poll(() => row.count()).toBe(1);
+        const blockText = (await row.locator(".block").innerText()).replace(/\s+/g, " ");
+        const words = f
+          .anchor!.quote.replace(/[*_`#>[\]()]/g, " ")
+          .split(/\s+/)
+          .filter((w) => w.length > 3);
+        expect(
+          words.some((w) => blockText.includes(w)),
+          `${f.message} beside "${f.anchor!.quote}"`,
+        ).toBe(true);
+        const [block, note] = await Promise.all([
+          row.locator(".block").boundingBox(),
+          row.locator(`[data-finding-id="${f.id}"]`).boundingBox(),
+        ]);
+        expect(note!.x).toBeGreaterThan(block!.x + block!.width - 1);
+      }
+      const card = page.locator("section.verdict");
+      await expect.poll(() => card.innerText()).toContain(`score ${doc.verdict!.score}`);
+      expect(await page.locator("svg.radar").count()).toBe(
+        Object.keys(doc.verdict!.radar).length > 0 ? 1 : 0,
+      );
+      await screenshot(page, "doc");
+      expect(await axeSerious(page)).toEqual([]);
+    });
+
+    it("compares two versions of a doc by section", async () => {
+      const doc = bundles.find((b) => b.docs.length > 0)!.docs[0]!;
+      const text = await (
+        await t.req("GET", `/docs/${doc.id}/files/content?path=${encodeURIComponent(doc.path)}`)
+      ).text();
+      const changed = text.replace(/\n## /, "\nA sentence added for the comparison.\n\n## ");
+      expect(changed).not.toBe(text);
+      const put = await t.req(
+        "PUT",
+        `/docs/${doc.id}/files/content?path=${encodeURIComponent(doc.path)}&base_version=${doc.current_version.id}`,
+        changed,
+        { "content-type": "text/markdown" },
+      );
+      expect(put.status, await put.clone().text()).toBeLessThan(300);
+      await open(`/docs/${doc.id}/history`);
+      await page.waitForSelector("section.diff details");
+      const diff = await page.locator("section.diff").innerText();
+      expect(diff).toContain("A sentence added for the comparison.");
+      expect(diff).toMatch(/Changes from version 1 to 2/);
+      expect(
+        await page.locator("section.diff .patch .add").filter({ hasText: "A sentence added" }).count(),
+      ).toBe(1);
+      await screenshot(page, "history");
+      expect(await axeSerious(page)).toEqual([]);
+    });
+
+    it("shows a problem's detail, and says an operation the server has not built is not available yet", async () => {
+      await open("/docs/00000000-0000-4000-8000-000000000000");
+      const alert = page.locator("[role=alert]");
+      await alert.waitFor();
+      const problem = (await (await t.req("GET", "/docs/00000000-0000-4000-8000-000000000000")).json()) as {
+        detail: string;
+      };
+      expect(await alert.innerText()).toContain(problem.detail);
+
+      const doc = bundles[0]!.docs[0]!;
+      const threads = await t.req("GET", `/docs/${doc.id}/threads`);
+      await open(`/docs/${doc.id}/collab`);
+      await page.waitForSelector("#threads-h");
+      const section = page.locator("section", { has: page.locator("#threads-h") });
+      if (threads.status === 501) {
+        const { detail } = (await threads.json()) as { detail: string };
+        await expect.poll(() => section.innerText()).toContain("not available yet");
+        expect(await section.innerText()).toContain(detail);
+      } else {
+        expect(threads.status).toBe(200);
+        await expect.poll(() => section.locator(".loading").count()).toBe(0);
+        expect(await section.innerText()).not.toContain("not available yet");
+      }
+      await screenshot(page, "collab");
+    });
+
+    it("passes axe-core on every page, at 1280 px and at phone width, with no horizontal scroll on a phone", async () => {
+      const doc = bundles[0]!.docs[0]!;
+      const paths = [
+        "/",
+        `/docs/${doc.id}`,
+        `/docs/${doc.id}/review`,
+        `/docs/${doc.id}/trace`,
+        `/docs/${doc.id}/collab`,
+        `/docs/${doc.id}/profile`,
+        "/profiles",
+        "/admin",
+      ];
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const path of paths) {
+          await open(path);
+          await page.waitForSelector("main h1");
+          await page.waitForFunction(
+            () => document.querySelectorAll("main .loading").length === 0,
+            undefined,
+            { timeout: 20_000 },
+          );
+          const violations = await axeSerious(page);
+          expect(violations, `${path} at ${width} px`).toEqual([]);
+          if (width < 500) {
+            const overflow = await page.evaluate(
+              () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            );
+            expect(overflow, `${path} scrolls sideways at ${width} px`).toBeLessThanOrEqual(1);
+          }
+          await screenshot(page, `${width}px${path.replace(doc.id, "doc").replace(/\//g, "-")}`);
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    it("is reachable by keyboard: the skip link first, then the main navigation", async () => {
+      await open("/");
+      await page.waitForSelector("li.bundle");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Spec Review");
+      // Every form control on the list has a name a screen reader reads.
+      const unnamed = await page.$$eval(
+        "input, select, textarea, button",
+        (els) =>
+          els.filter(
+            (e) =>
+              !(e as HTMLInputElement).labels?.length &&
+              !e.getAttribute("aria-label") &&
+              !e.textContent?.trim(),
+          ).length,
+      );
+      expect(unnamed).toBe(0);
+    });
+
+    it("ran without a page error", () => {
+      expect(errors.filter((e) => !/status of (404|501)/.test(e))).toEqual([]);
+    });
+  },
+);
