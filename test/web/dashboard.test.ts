@@ -123,7 +123,7 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       for (const f of findings) {
         // The row holding the finding holds the quoted text in its block, on the same line.
         const row = page.locator(".row", { has: page.locator(`[data-finding-id="${f.id}"]`) });
-        await expect.poll(() => row.count()).toBe(1);
+        await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
         const blockText = (await row.locator(".block").innerText()).replace(/\s+/g, " ");
         const words = f
           .anchor!.quote.replace(/[*_`#>[\]()]/g, " ")
@@ -140,7 +140,7 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
         expect(note!.x).toBeGreaterThan(block!.x + block!.width - 1);
       }
       const card = page.locator("section.verdict");
-      await expect.poll(() => card.innerText()).toContain(`score ${doc.verdict!.score}`);
+      await expect.poll(() => card.innerText(), { timeout: 15_000 }).toContain(`score ${doc.verdict!.score}`);
       expect(await page.locator("svg.radar").count()).toBe(
         Object.keys(doc.verdict!.radar).length > 0 ? 1 : 0,
       );
@@ -190,11 +190,11 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       const section = page.locator("section", { has: page.locator("#threads-h") });
       if (threads.status === 501) {
         const { detail } = (await threads.json()) as { detail: string };
-        await expect.poll(() => section.innerText()).toContain("not available yet");
+        await expect.poll(() => section.innerText(), { timeout: 15_000 }).toContain("not available yet");
         expect(await section.innerText()).toContain(detail);
       } else {
         expect(threads.status).toBe(200);
-        await expect.poll(() => section.locator(".loading").count()).toBe(0);
+        await expect.poll(() => section.locator(".loading").count(), { timeout: 15_000 }).toBe(0);
         expect(await section.innerText()).not.toContain("not available yet");
       }
       await screenshot(page, "collab");
