@@ -205,7 +205,7 @@ function Invites() {
       <h2 id="invites-h">Invites</h2>
       <label>
         Role{" "}
-        <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+        <select aria-label="Role of the invite" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
           <option value="admin">admin</option>
           <option value="member">member</option>
           <option value="viewer">viewer</option>
@@ -279,7 +279,11 @@ function ResetLinks() {
       <h3>Password reset link</h3>
       <label>
         Person{" "}
-        <select value={user} onChange={(e) => setUser(e.currentTarget.value)}>
+        <select
+          aria-label="Person whose password to reset"
+          value={user}
+          onChange={(e) => setUser(e.currentTarget.value)}
+        >
           <option value="">pick one</option>
           {people.data.items.map((p) => (
             <option key={p.id} value={p.id}>
