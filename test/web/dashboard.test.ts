@@ -200,6 +200,54 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       await screenshot(page, "collab");
     });
 
+    it("opens a thread on selected text, and shows it beside that text after a reload", async (ctx) => {
+      const doc = bundles.flatMap((b) => b.docs).find((d) => d.verdict)!;
+      await open(`/docs/${doc.id}`);
+      const block = page.locator(".doc-text .row .block p").first();
+      await block.waitFor();
+      // Select the paragraph's first words, as a person dragging over them would.
+      const quote = await block.evaluate((p) => {
+        const node = p.firstChild!;
+        const text = node.textContent ?? "";
+        const end = Math.min(text.length, Math.max(12, text.indexOf(" ", 20)));
+        const range = document.createRange();
+        range.setStart(node, 0);
+        range.setEnd(node, end);
+        const sel = document.getSelection()!;
+        sel.removeAllRanges();
+        sel.addRange(range);
+        return text.slice(0, end).trim();
+      });
+      const button = page.getByRole("button", { name: "Open a thread on the selection" });
+      await expect.poll(() => button.isEnabled(), { timeout: 15_000 }).toBe(true);
+      await button.click();
+      const form = page.getByRole("form", { name: "Open a thread on the selected text" });
+      expect(await form.locator("blockquote").innerText()).toBe(quote);
+      await form.getByLabel("Title").fill("Which currency?");
+      await form.getByLabel("Message").fill("Is this the shop's currency or the buyer's?");
+      await form.getByRole("button", { name: "Open thread" }).click();
+      const outcome = page.locator(".thread-form [role=status], .thread-form [role=alert], [data-thread-id]");
+      await outcome.first().waitFor({ timeout: 15_000 });
+      const notAvailable = await form.locator(".not-available").count();
+      if (notAvailable > 0) {
+        const text = await form.locator(".not-available").innerText();
+        expect(text).toContain("not available yet");
+        process.stderr.write(
+          `dashboard.test.ts: thread-after-reload not run: POST /docs/{docId}/threads answers 501 (${text})\n`,
+        );
+        ctx.skip();
+        return;
+      }
+      await page.reload();
+      const note = page.locator("[data-thread-id]", { hasText: "Which currency?" });
+      await note.waitFor({ timeout: 15_000 });
+      const row = page.locator(".row", { has: note });
+      expect((await row.locator(".block").innerText()).replace(/\s+/g, " ")).toContain(
+        quote.replace(/\s+/g, " "),
+      );
+      await screenshot(page, "doc-thread");
+    });
+
     it("passes axe-core on every page, at 1280 px and at phone width, with no horizontal scroll on a phone", async () => {
       const doc = bundles[0]!.docs[0]!;
       const paths = [
