@@ -3,7 +3,7 @@ import { useContext } from "preact/hooks";
 import { api, call } from "./api/client";
 import { Link, match, navigate, useLocation } from "./router";
 import { SessionContext, isAdmin } from "./session";
-import { useApi, Loading, ProblemBox } from "./ui";
+import { useApi, ProblemBox } from "./ui";
 import { BundleList } from "./pages/bundles";
 import { DocPage } from "./pages/doc";
 import { HistoryPage } from "./pages/history";
@@ -111,9 +111,8 @@ export function App() {
       <Header />
       <main id="main" tabIndex={-1}>
         {me.error ? <ProblemBox error={me.error} /> : null}
-        {!me.data && !me.error ? (
-          <Loading />
-        ) : needsSignIn ? (
+        {/* The page starts loading its own data at once, beside GET /me (one round trip less). */}
+        {needsSignIn ? (
           <SignInPage next={loc.path + location.search} />
         ) : (
           (page ?? (

@@ -6,7 +6,8 @@
 import type { Schemas } from "../api/client";
 
 export interface Block {
-  html: string;
+  /** The block's element, parsed once; the page moves it into place rather than parsing its HTML again. */
+  node: Element;
   start: number;
   end: number;
   headingPath: string[];
@@ -25,7 +26,7 @@ export function blocksOf(html: string): Block[] {
     const start = Number(el.getAttribute("data-source-start"));
     const end = Number(el.getAttribute("data-source-end"));
     out.push({
-      html: el.outerHTML,
+      node: el,
       start: Number.isFinite(start) ? start : -1,
       end: Number.isFinite(end) ? end : -1,
       headingPath: path.filter((p) => p !== undefined),

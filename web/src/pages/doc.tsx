@@ -75,7 +75,13 @@ function NoteView({ n }: { n: Note }) {
 const Row = memo(function Row({ block, notes, index }: { block: Block; notes?: Note[]; index: number }) {
   return (
     <div class={notes ? "row has-notes" : "row"} data-block={index}>
-      <div class="block" data-start={block.start} dangerouslySetInnerHTML={{ __html: block.html }} />
+      <div
+        class="block"
+        data-start={block.start}
+        ref={(el) => {
+          if (el && block.node.parentNode !== el) el.replaceChildren(block.node);
+        }}
+      />
       <aside class="notes" aria-label={notes ? `${notes.length} notes on this passage` : undefined}>
         {notes?.map((n) => (
           <NoteView key={n.kind === "finding" ? n.finding.id : n.thread.id} n={n} />
