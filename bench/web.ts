@@ -22,7 +22,7 @@ import { createServices } from "../server/services.js";
 import { createApp } from "../server/app.js";
 import { silentLogger } from "../server/deps.js";
 import { generateCorpus } from "./lib/corpus.js";
-import { buildWeb, launchBrowser, listen } from "../test/helpers/web.js";
+import { buildWeb, launchBrowser, listen, type BrowserGlobals } from "../test/helpers/web.js";
 
 const { values } = parseArgs({
   options: {
@@ -136,7 +136,10 @@ async function timePage(path: string, ready: Array<[string, number]>): Promise<n
   await page.goto("about:blank");
   await page.goto(`${server.url}${path}`, { waitUntil: "commit" });
   await page.waitForFunction(
-    (pairs) => pairs.every(([sel, n]) => document.querySelectorAll(sel).length >= n),
+    (pairs) => {
+      const { document } = globalThis as unknown as BrowserGlobals;
+      return pairs.every(([sel, n]) => document.querySelectorAll(sel).length >= n);
+    },
     ready,
     { timeout: 60_000, polling: "raf" },
   );
@@ -145,12 +148,16 @@ async function timePage(path: string, ready: Array<[string, number]>): Promise<n
     console.log(
       path,
       at.toFixed(0),
-      await page.evaluate(() =>
-        [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].map(
+      await page.evaluate(() => {
+        const { performance, location } = globalThis as unknown as BrowserGlobals;
+        return [
+          ...performance.getEntriesByType("navigation"),
+          ...performance.getEntriesByType("resource"),
+        ].map(
           (e) =>
-            `${e.name.replace(location.origin, "").slice(0, 60)} ${e.startTime.toFixed(0)}-${(e as PerformanceResourceTiming).responseEnd.toFixed(0)}`,
-        ),
-      ),
+            `${e.name.replace(location.origin, "").slice(0, 60)} ${e.startTime.toFixed(0)}-${(e.responseEnd ?? 0).toFixed(0)}`,
+        );
+      }),
     );
   return at;
 }
@@ -215,10 +222,10 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 const jsBytes = await page.evaluate(() =>
-  performance
+  (globalThis as unknown as BrowserGlobals).performance
     .getEntriesByType("resource")
     .filter((e) => e.name.endsWith(".js") || e.name.endsWith(".css"))
-    .reduce((n, e) => n + (e as PerformanceResourceTiming).encodedBodySize, 0),
+    .reduce((n, e) => n + (e.encodedBodySize ?? 0), 0),
 );
 
 await browser.close();

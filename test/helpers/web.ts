@@ -97,6 +97,40 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
+/**
+ * The few browser types the page callbacks use. The root tsconfig has no DOM lib (server
+ * code must not see browser globals), so callbacks that run in the page read them through
+ * `globalThis as unknown as Browser` and type their elements as `DomNode`.
+ */
+export interface DomNode {
+  textContent: string | null;
+  firstChild: DomNode | null;
+  classList: { contains(name: string): boolean };
+  labels?: { length: number } | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): DomNode | null;
+  getBoundingClientRect(): { top: number; left: number };
+}
+export interface BrowserGlobals {
+  document: {
+    activeElement: DomNode | null;
+    documentElement: { scrollWidth: number; clientWidth: number };
+    querySelectorAll(selector: string): { length: number };
+    createRange(): {
+      setStart(node: DomNode, offset: number): void;
+      setEnd(node: DomNode, offset: number): void;
+    };
+    getSelection(): { removeAllRanges(): void; addRange(range: unknown): void } | null;
+  };
+  location: { origin: string };
+  performance: {
+    now(): number;
+    getEntriesByType(
+      type: string,
+    ): Array<{ name: string; startTime: number; responseEnd?: number; encodedBodySize?: number }>;
+  };
+}
+
 export interface AxeViolation {
   id: string;
   impact: string | null;
@@ -111,12 +145,10 @@ export interface AxeViolation {
 export async function axeSerious(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> };
-      }
-    ).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
+    const g = globalThis as unknown as BrowserGlobals & {
+      axe: { run: (ctx: unknown, opts: object) => Promise<{ violations: AxeViolation[] }> };
+    };
+    const result = await g.axe.run(g.document, { resultTypes: ["violations"] });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,

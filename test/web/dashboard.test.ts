@@ -18,6 +18,8 @@ import {
   listen,
   screenshot,
   watchErrors,
+  type BrowserGlobals,
+  type DomNode,
   type Listening,
 } from "../helpers/web.js";
 
@@ -72,7 +74,7 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       expect(bundles.length).toBeGreaterThan(1);
       await open("/");
       await page.waitForSelector("li.bundle");
-      const shown = await page.$$eval("li.bundle", (els) =>
+      const shown = await page.$$eval("li.bundle", (els: DomNode[]) =>
         els.map((el) => ({
           title: el.querySelector(".bundle-title")?.textContent ?? "",
           state: el.getAttribute("data-state"),
@@ -91,14 +93,14 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       const state = bundles[0]!.state;
       await page.selectOption("select >> nth=0", state);
       await page.waitForURL(/state=/);
-      const filtered = await page.$$eval("li.bundle", (els) =>
+      const filtered = await page.$$eval("li.bundle", (els: DomNode[]) =>
         els.map((el) => el.getAttribute("data-state")),
       );
       expect(filtered.length).toBe(bundles.filter((b) => b.state === state).length);
       expect(new Set(filtered)).toEqual(new Set([state]));
       await open(`/?q=${encodeURIComponent(bundles[1]!.title.slice(0, 6))}`);
       await page.waitForSelector("li.bundle");
-      const titles = await page.$$eval(".bundle-title", (els) => els.map((e) => e.textContent));
+      const titles = await page.$$eval(".bundle-title", (els: DomNode[]) => els.map((e) => e.textContent));
       expect(titles).toContain(bundles[1]!.title);
       expect(titles.length).toBeLessThan(bundles.length);
     });
@@ -206,7 +208,8 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       const block = page.locator(".doc-text .row .block p").first();
       await block.waitFor();
       // Select the paragraph's first words, as a person dragging over them would.
-      const quote = await block.evaluate((p) => {
+      const quote = await block.evaluate((p: DomNode) => {
+        const { document } = globalThis as unknown as BrowserGlobals;
         const node = p.firstChild!;
         const text = node.textContent ?? "";
         const end = Math.min(text.length, Math.max(12, text.indexOf(" ", 20)));
@@ -266,16 +269,19 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
           await open(path);
           await page.waitForSelector("main h1");
           await page.waitForFunction(
-            () => document.querySelectorAll("main .loading").length === 0,
+            () =>
+              (globalThis as unknown as BrowserGlobals).document.querySelectorAll("main .loading").length ===
+              0,
             undefined,
             { timeout: 20_000 },
           );
           const violations = await axeSerious(page);
           expect(violations, `${path} at ${width} px`).toEqual([]);
           if (width < 500) {
-            const overflow = await page.evaluate(
-              () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-            );
+            const overflow = await page.evaluate(() => {
+              const { documentElement } = (globalThis as unknown as BrowserGlobals).document;
+              return documentElement.scrollWidth - documentElement.clientWidth;
+            });
             expect(overflow, `${path} scrolls sideways at ${width} px`).toBeLessThanOrEqual(1);
           }
           await screenshot(page, `${width}px${path.replace(doc.id, "doc").replace(/\//g, "-")}`);
@@ -288,19 +294,23 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       await open("/");
       await page.waitForSelector("li.bundle");
       await page.keyboard.press("Tab");
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent,
+        ),
+      ).toBe("Skip to content");
       await page.keyboard.press("Tab");
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Spec Review");
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent,
+        ),
+      ).toBe("Spec Review");
       // Every form control on the list has a name a screen reader reads.
       const unnamed = await page.$$eval(
         "input, select, textarea, button",
-        (els) =>
-          els.filter(
-            (e) =>
-              !(e as HTMLInputElement).labels?.length &&
-              !e.getAttribute("aria-label") &&
-              !e.textContent?.trim(),
-          ).length,
+        (els: DomNode[]) =>
+          els.filter((e) => !e.labels?.length && !e.getAttribute("aria-label") && !e.textContent?.trim())
+            .length,
       );
       expect(unnamed).toBe(0);
     });

@@ -21,6 +21,7 @@ import {
   listen,
   screenshot,
   watchErrors,
+  type DomNode,
   type Listening,
 } from "../helpers/web.js";
 
@@ -96,9 +97,11 @@ describe.skipIf(!browserAvailable("review.test.ts"))(
         const el = page.locator(".question").nth(i);
         const answers = el.locator(".answer");
         expect(await answers.count()).toBe(q.answers.length);
-        const boxes = await answers.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+        const boxes = await answers.evaluateAll((els: DomNode[]) =>
+          els.map((e) => e.getBoundingClientRect().top),
+        );
         expect(new Set(boxes.map(Math.round)).size, "answers side by side").toBe(1);
-        expect(await el.evaluate((e) => e.classList.contains("diverged"))).toBe(q.groups.length > 1);
+        expect(await el.evaluate((e: DomNode) => e.classList.contains("diverged"))).toBe(q.groups.length > 1);
         if (q.groups.length > 1) expect(await el.innerText()).toContain("readers diverge");
       }
       const claims = (await (await t.req("GET", `/runs/${runId}/claims`)).json()) as {
