@@ -39,8 +39,12 @@ function Header() {
   const { me, refresh } = useContext(SessionContext);
   const signedIn = me?.signed_in === true;
   const inbox = useApi(
-    () => (signedIn && !me?.guest ? call(api.GET("/inbox", {})) : Promise.resolve(undefined)),
-    [signedIn, me?.guest],
+    // Local mode has one person and no inbox to count; a guest has none either.
+    () =>
+      me?.mode === "hosted" && signedIn && !me.guest
+        ? call(api.GET("/inbox", {}))
+        : Promise.resolve(undefined),
+    [signedIn, me?.guest, me?.mode],
   );
   return (
     <header class="top">
@@ -50,7 +54,7 @@ function Header() {
       <nav aria-label="Main">
         <Link href="/">Bundles</Link>
         {!me?.guest ? <Link href="/profiles">Profiles</Link> : null}
-        {signedIn && !me?.guest ? (
+        {me?.mode === "hosted" && signedIn && !me.guest ? (
           <Link href="/inbox" aria-label={`Inbox${inbox.data ? `, ${inbox.data.unseen} new` : ""}`}>
             Inbox{inbox.data && inbox.data.unseen > 0 ? <span class="count">{inbox.data.unseen}</span> : null}
           </Link>
