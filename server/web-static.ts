@@ -7,7 +7,7 @@
  * API docs.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, extname, join, normalize, resolve, sep } from "node:path";
+import { basename, dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MiddlewareHandler } from "hono";
 import type { Env } from "./http.js";
@@ -33,10 +33,15 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
-/** Where the build is: SPEC_REVIEW_WEB_DIR, else dist/web next to the compiled server or the sources. */
+/**
+ * Where the build is: SPEC_REVIEW_WEB_DIR, else dist/web: next to the compiled server
+ * (dist/server -> dist/web), or under the checkout when the server runs from its sources
+ * (server/ -> dist/web; never the sources in web/, whose index.html is not built).
+ */
 export function webDir(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [process.env.SPEC_REVIEW_WEB_DIR, join(here, "../web"), join(here, "../dist/web")];
+  const compiled = basename(dirname(here)) === "dist";
+  const candidates = [process.env.SPEC_REVIEW_WEB_DIR, join(here, compiled ? "../web" : "../dist/web")];
   for (const dir of candidates) if (dir && existsSync(join(dir, "index.html"))) return resolve(dir);
   return undefined;
 }

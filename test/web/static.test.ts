@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { makeTestApp, type TestApp } from "../helpers/app.js";
-import { webStatic } from "../../server/web-static.js";
+import { webDir, webStatic } from "../../server/web-static.js";
 import type { Env } from "../../server/http.js";
 
 const INDEX =
@@ -108,6 +108,16 @@ describe("the dashboard's static files", () => {
     const res = await app.request("/");
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/api/v1/docs");
+  });
+
+  it("finds the build in dist/web, never the unbuilt sources in web/", () => {
+    delete process.env.SPEC_REVIEW_WEB_DIR;
+    try {
+      const found = webDir();
+      expect(found === undefined || found.endsWith(join("dist", "web"))).toBe(true);
+    } finally {
+      process.env.SPEC_REVIEW_WEB_DIR = dir;
+    }
   });
 
   it("answers only GET and HEAD: a POST to a page path is not the app", async () => {
