@@ -251,6 +251,37 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
       await screenshot(page, "doc-thread");
     });
 
+    it("shows a profile's checks, and a YAML error at its line when saving", async () => {
+      await open("/profiles/adr");
+      await page.getByRole("heading", { name: "Checks" }).waitFor();
+      expect(await page.locator("table code", { hasText: "decision" }).count()).toBeGreaterThan(0);
+      const editor = page.getByLabel("YAML of the profile adr");
+      const yaml = await editor.inputValue();
+      // Line 3 becomes a key with no value and a bad indent: the YAML no longer parses there.
+      const lines = yaml.split("\n");
+      lines.splice(2, 0, "  title: [unclosed");
+      await editor.fill(lines.join("\n"));
+      await page.getByRole("button", { name: "Save as a new version" }).click();
+      const errors = page.locator("#yaml-errors");
+      await errors.waitFor({ timeout: 15_000 });
+      const text = await errors.innerText();
+      const line = Number(/Line (\d+)/.exec(text)?.[1]);
+      // The line the server names for this YAML (400 profile_invalid), near the broken one.
+      const res = await t.req("PUT", "/profiles/adr", { yaml: lines.join("\n"), template: "# x\n" });
+      expect(res.status).toBe(400);
+      const problem = (await res.json()) as { code: string; errors: Array<{ line: number }> };
+      expect(problem.code).toBe("profile_invalid");
+      expect(line).toBe(problem.errors[0]!.line);
+      expect(Math.abs(line - 3)).toBeLessThanOrEqual(1);
+      // The line number in the gutter is marked.
+      expect((await page.locator(".gutter .bad").first().innerText()).trim()).toBe(String(line));
+      expect(await editor.getAttribute("aria-invalid")).toBe("true");
+      await screenshot(page, "profile-yaml-error");
+      // Nothing was saved.
+      const profile = (await (await t.req("GET", "/profiles/adr")).json()) as { yaml: string };
+      expect(profile.yaml).toBe(yaml);
+    });
+
     it("passes axe-core on every page, at 1280 px and at phone width, with no horizontal scroll on a phone", async () => {
       const doc = bundles[0]!.docs[0]!;
       const paths = [
