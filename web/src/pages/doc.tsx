@@ -4,7 +4,8 @@
  * selected text.
  */
 import { memo } from "preact/compat";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useContext, useEffect, useMemo, useState } from "preact/hooks";
+import { SessionContext } from "../session";
 import { api, call, ApiProblem, type Schemas } from "../api/client";
 import { Link } from "../router";
 import { Button, Loading, ProblemBox, useAction, useApi } from "../ui";
@@ -111,6 +112,7 @@ function ThreadForm({
   const [body, setBody] = useState("");
   const [to, setTo] = useState<"humans" | "ai">("humans");
   const [blocking, setBlocking] = useState(false);
+  const { me } = useContext(SessionContext);
   const act = useAction();
   return (
     <form
@@ -145,15 +147,18 @@ function ThreadForm({
       <label>
         Message <textarea required value={body} onInput={(e) => setBody(e.currentTarget.value)} />
       </label>
-      <fieldset>
-        <legend>For</legend>
-        <label>
-          <input type="radio" name="to" checked={to === "humans"} onChange={() => setTo("humans")} /> people
-        </label>
-        <label>
-          <input type="radio" name="to" checked={to === "ai"} onChange={() => setTo("ai")} /> the AI
-        </label>
-      </fieldset>
+      {/* A guest opens threads for people only (the API refuses one for the AI). */}
+      {me?.guest ? null : (
+        <fieldset>
+          <legend>For</legend>
+          <label>
+            <input type="radio" name="to" checked={to === "humans"} onChange={() => setTo("humans")} /> people
+          </label>
+          <label>
+            <input type="radio" name="to" checked={to === "ai"} onChange={() => setTo("ai")} /> the AI
+          </label>
+        </fieldset>
+      )}
       <label>
         <input type="checkbox" checked={blocking} onChange={(e) => setBlocking(e.currentTarget.checked)} />{" "}
         Blocking
