@@ -10,6 +10,8 @@ Commands:
   lint [paths...]  lint bundles without a server (see: spec-review lint --help)
   admin <command>  invites, people and roles of a hosted service (see: spec-review admin --help)
   trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
+  mcp [folder]     the MCP server for coding agents, over stdio (see: spec-review mcp --help)
+  handoff <doc>    write a bundle's build packet for a coding agent (see: spec-review handoff --help)
 
 Options:
   -h, --help       show this help
@@ -27,6 +29,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./admin.js")).adminCommand(rest);
     case "trace":
       return (await import("./trace.js")).traceCommand(rest);
+    case "mcp":
+      return (await import("./mcp.js")).mcpCommand(rest);
+    case "handoff":
+      return (await import("./handoff.js")).handoffCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");

@@ -7,10 +7,19 @@
  * folder named on the command line (`--profiles`) or in the Action's `profiles` input.
  * A repository profile with a built-in's key replaces that built-in for the repository.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { loadProfile, parseProfile, type ProfileError, type ProfileSource } from "../core/profile/load.js";
+import {
+  loadProfile,
+  parseProfile,
+  type ParseProfileOptions,
+  type ProfileError,
+  type ProfileParseResult,
+  type ProfileSource,
+} from "../core/profile/load.js";
 import type { Profile } from "../core/profile/schema.js";
+import { packageRoot } from "./package.js";
 
 /** The repository's configuration folder (`config.yaml`, `profiles/`); local mode keeps its data in `data/`. */
 export const CONFIG_FOLDER = ".spec-review";
@@ -53,6 +62,60 @@ export function folderProfileSource(dir: string): ProfileSource {
       }
     },
   };
+}
+
+/**
+ * Parsed built-in profiles, written by `npm run build` (scripts/compile-profiles.mjs) to
+ * `dist/profiles.json`: parsing and validating the YAML costs a cold process about a
+ * quarter of a small lint run (docs/performance.md). An entry is used only for the exact
+ * text it was made from (its SHA-256 and key), so an edited or unknown profile is parsed.
+ */
+type Compiled = Record<string, { sha256: string; profile: string }>;
+let compiled: Compiled | null | undefined;
+
+export function compiledProfilesPath(): string {
+  return join(packageRoot(), "dist", "profiles.json");
+}
+
+function compiledProfiles(): Compiled | null {
+  if (compiled === undefined) {
+    try {
+      compiled = JSON.parse(readFileSync(compiledProfilesPath(), "utf8")) as Compiled;
+    } catch {
+      compiled = null; // not built, or no package folder (the Action's bundle): parse
+    }
+  }
+  return compiled;
+}
+
+/** Uses this table of parsed profiles (`null`: none) instead of `dist/profiles.json`. */
+export function useCompiledProfiles(table: Compiled | null): void {
+  compiled = table;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** `parseProfile`, answered from the parsed built-ins when the text is one of them. */
+export function parseProfileFast(yamlText: string, options: ParseProfileOptions = {}): ProfileParseResult {
+  const entry = options.key ? compiledProfiles()?.[options.key] : undefined;
+  if (entry && entry.sha256 === sha256(yamlText)) {
+    const profile = JSON.parse(entry.profile) as Profile;
+    if (options.templateText !== undefined) profile.templateText = options.templateText;
+    return { ok: true, profile };
+  }
+  return parseProfile(yamlText, options);
+}
+
+/** The parsed form of every valid profile in a folder, as `dist/profiles.json` holds it. */
+export function compileProfiles(dir: string): Compiled {
+  const source = folderProfileSource(dir);
+  const out: Compiled = {};
+  for (const key of source.keys()) {
+    const yaml = source.read(key, "profile.yaml")!;
+    const parsed = parseProfile(yaml, { key });
+    if (parsed.ok) out[key] = { sha256: sha256(yaml), profile: JSON.stringify(parsed.profile) };
+  }
+  return out;
 }
 
 /** True when the folder holds at least one `<key>/profile.yaml`. */
@@ -107,7 +170,7 @@ export function loadProfileLayers(layers: readonly ProfileLayer[]): LoadedProfil
   for (const layer of layers) {
     const source = folderProfileSource(layer.dir);
     for (const key of source.keys()) {
-      const r = loadProfile(source, key);
+      const r = loadProfile(source, key, parseProfileFast);
       if (r.ok) byKey.set(key, { profile: r.profile, layer });
       else errors.push(...r.errors.map((e) => ({ ...e, file: join(layer.dir, e.file ?? key) })));
     }
@@ -155,7 +218,7 @@ export function readProfileFiles(layers: readonly ProfileLayer[]): ProfileFiles[
     for (const key of source.keys()) {
       const yaml = source.read(key, "profile.yaml");
       if (yaml === undefined) continue;
-      const parsed = parseProfile(yaml, { key });
+      const parsed = parseProfileFast(yaml, { key });
       const template = source.read(key, parsed.ok ? parsed.profile.template : "template.md") ?? "";
       const builtin = layer.origin === "built-in" || (byKey.get(key)?.builtin ?? false);
       byKey.set(key, { key, yaml, template, origin: layer.origin, builtin });

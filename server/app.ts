@@ -17,6 +17,7 @@ import { bodyLimit } from "./middleware/body-limit.js";
 import { cookieCsrf } from "./middleware/csrf.js";
 import { remoteToken } from "./middleware/remote-token.js";
 import { redact } from "./redact.js";
+import { mountMcp } from "./mcp-server/http.js";
 import { webStatic } from "./web-static.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
@@ -77,6 +78,8 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
   for (const family of routeFamilies) api.route("/", family());
   registerDocs(api);
   app.route(API_PREFIX, api);
+  // The MCP server for coding agents (server/mcp-server/): its tools call the API above.
+  mountMcp(app);
   app.get(API_PREFIX + "/docs", (c) => c.html(docsPage(API_PREFIX)));
   app.get("/", (c) => c.redirect(API_PREFIX + "/docs"));
 

@@ -15,6 +15,8 @@ import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
+import type { VerificationService } from "./verify/service.js";
+import type { ThreadService } from "./threads/service.js";
 import { redact } from "./redact.js";
 
 export interface Clock {
@@ -47,6 +49,10 @@ export interface Deps {
   review: ReviewService;
   /** MCP connections: admin operations, and the tools runs read external targets and search with. */
   mcp: McpConnections;
+  /** Verification runs and the ports handoff and verification use (server/verify). */
+  verify: VerificationService;
+  /** Threads on docs and profiles: anchors that follow the text, AI answers, blocking (server/threads). */
+  threads: ThreadService;
   /** Who a request comes from (the actor middleware asks it). */
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */

@@ -81,6 +81,46 @@ export const ERROR_CODES = {
   reset_link_expired: { status: 410, title: "The reset link has expired" },
   reset_link_revoked: { status: 410, title: "A newer reset link replaced this one" },
   rate_limited: { status: 429, title: "Too many attempts; wait and try again" },
+  // ---- verify: handoff and verification (docs/handoff.md, docs/verification.md) ----
+  handoff_not_ready: {
+    status: 409,
+    title: "The verdict is not a current Build Ready; send acknowledged: true to take the packet anyway",
+  },
+  handoff_not_found: { status: 404, title: "No such handoff" },
+  verification_target_missing: {
+    status: 400,
+    title: "Name a target: the bundle has no implemented-by link and no earlier run",
+  },
+  target_unrecognised: { status: 400, title: "The target names no repo, commit or folder" },
+  bad_sha: { status: 400, title: "The sha is not a commit id" },
+  commit_not_found: { status: 404, title: "The repository has no such commit" },
+  folder_not_found: { status: 404, title: "No such folder" },
+  folder_local_only: { status: 400, title: "A folder can be verified in local mode only" },
+  folder_not_allowed: { status: 403, title: "The folder is outside what local mode may read" },
+  not_a_git_repo: { status: 400, title: "A sha needs a git repository; the folder is not one" },
+  repo_not_found: { status: 404, title: "The repository does not exist or is private and no token reads it" },
+  repohost_token_missing: {
+    status: 409,
+    title: "No App installation or repohost token can read this repository",
+  },
+  repohost_reader_missing: { status: 501, title: "Reading repositories from the repo host is not set up" },
+  claim_file_not_found: { status: 400, title: "A claim names a file the commit does not have" },
+  claim_quote_not_found: { status: 400, title: "A claim's quote is not in its file" },
+  claim_quote_ambiguous: { status: 400, title: "A claim's quote appears in its file more than once" },
+  verification_waiver_exists: {
+    status: 409,
+    title: "This trace ID already has an open or approved waiver in this repo",
+  },
+  // threads (docs/threads.md)
+  anchor_file_not_found: { status: 400, title: "The anchor names a file the doc's bundle does not have" },
+  anchor_out_of_range: { status: 400, title: "The anchor's offsets lie outside the file" },
+  anchor_quote_not_found: { status: 400, title: "The anchor's quote is not in the file" },
+  anchor_finding_not_found: { status: 400, title: "The doc has no such finding" },
+  unknown_check: { status: 400, title: "The profile has no such check" },
+  guest_humans_only: { status: 403, title: "A guest opens threads for humans only" },
+  message_not_in_thread: { status: 400, title: "The message belongs to another thread" },
+  already_decided: { status: 409, title: "The message is the thread's decision already" },
+  thread_resolved: { status: 409, title: "The thread is resolved; reopen it first" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -6,12 +6,12 @@
  */
 import { createTwoFilesPatch } from "diff";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { parseProfile, type Profile, type ProfileError } from "../core/profile/index.js";
+import type { Profile, ProfileError } from "../core/profile/index.js";
 import type { Db } from "./db/index.js";
 import { docs, profileVersions, profiles } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
 import { ApiError, NotFoundError } from "./errors.js";
-import { readProfileFiles } from "../node/profiles.js";
+import { parseProfileFast, readProfileFiles } from "../node/profiles.js";
 
 export const BUILTIN_AUTHOR = "builtin";
 /** Author of the versions seeded from the served folder's `.spec-review/profiles/`. */
@@ -93,7 +93,7 @@ export class ProfileRegistry {
     for (const b of readProfileFiles(layers)) {
       const author = b.origin === "built-in" ? BUILTIN_AUTHOR : REPOSITORY_AUTHOR;
       const what = b.origin === "built-in" ? "Built-in profile" : "Repository profile";
-      const parsed = parseProfile(b.yaml, { key: b.key, templateText: b.template });
+      const parsed = parseProfileFast(b.yaml, { key: b.key, templateText: b.template });
       if (!parsed.ok) {
         this.logger.error(`${what.toLowerCase()} is invalid`, { key: b.key, errors: parsed.errors });
         continue;
@@ -162,7 +162,7 @@ export class ProfileRegistry {
       );
     this.cache.clear();
     for (const h of heads) {
-      const parsed = parseProfile(h.yaml, { key: h.key, templateText: h.template });
+      const parsed = parseProfileFast(h.yaml, { key: h.key, templateText: h.template });
       if (parsed.ok) this.cache.set(h.key, { number: h.number, profile: parsed.profile });
       else this.logger.error("stored profile is invalid", { key: h.key, errors: parsed.errors });
     }
@@ -238,7 +238,7 @@ export class ProfileRegistry {
   }
 
   private validate(key: string, yaml: string, template: string): Profile {
-    const parsed = parseProfile(yaml, { key, templateText: template });
+    const parsed = parseProfileFast(yaml, { key, templateText: template });
     if (!parsed.ok) throw new ProfileInvalidError(parsed.errors);
     return parsed.profile;
   }

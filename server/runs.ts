@@ -9,6 +9,7 @@ import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
+import { blockingThreadsOf } from "./threads/blocking.js";
 import type { Db } from "./db/index.js";
 import { bundles, docs, findings, runs } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
@@ -357,7 +358,7 @@ export class RunService {
     all.sort((a, b) => a.anchor.start - b.anchor.start);
     const verdict = computeVerdict({
       findings: all,
-      blockingThreads: countBlockingThreads([]),
+      blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, docId)),
       kind: "lint",
       runId: id,
       versionNumber,

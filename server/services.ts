@@ -36,6 +36,12 @@ import { Accounts } from "./auth/accounts.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
+import { VerificationService } from "./verify/service.js";
+import type { VerifyPorts } from "./verify/ports.js";
+import { verifyRoots } from "./verify/roots.js";
+import { ThreadService } from "./threads/service.js";
+import { Reanchorer } from "./threads/reanchor.js";
+import { wireFeatures } from "./wiring.js";
 
 export interface ServicesConfig {
   /**
@@ -83,6 +89,8 @@ export interface ServicesConfig {
   guestAuth?: Authenticator;
   /** scrypt's cost for new password hashes, log2 of N (default 15). Lower only in tests. */
   passwordCost?: number;
+  /** Handoff and verification: the threads, repo-host reader and waiver ports (server/verify/ports.ts). */
+  verify?: Partial<VerifyPorts>;
 }
 
 export interface Services extends Deps {
@@ -178,13 +186,28 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => store.stop());
     undo.push(() => runs.stop());
     undo.push(() => index.stop());
+    // Threads follow every new version, the first scan's too (files edited while stopped).
+    const reanchor = new Reanchorer(db, store, logger);
+    await reanchor.load();
+    reanchor.listen();
+    undo.push(async () => {
+      reanchor.stop();
+      await reanchor.idle();
+    });
     await store.start();
 
     const bus = new InProcessBus();
+    const verify = new VerificationService({
+      ...{ db, store, profiles, models, budget, bus, clock, logger },
+      mode: config.mode,
+      roots: verifyRoots(config.mode, config.folder),
+      ports: config.verify,
+    });
+    undo.push(() => verify.stop());
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
-    const graph: Omit<Deps, "review"> = {
+    const graph: Omit<Deps, "review" | "threads"> = {
       db,
       store,
       profiles,
@@ -195,6 +218,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       bus,
       heavy,
       mcp: new McpConnections({ db, box, clock, logger }),
+      verify,
       auth:
         config.auth ??
         (config.mode === "local"
@@ -211,6 +235,11 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     // The review service reads the graph it belongs to; it reaches `review` through it only lazily.
     const deps = graph as Deps;
     deps.review = new ReviewService(deps);
+    // AI answers run in the background: wait for them on close.
+    deps.threads = new ThreadService(deps, reanchor);
+    await deps.threads.start();
+    undo.push(() => deps.threads.idle());
+    wireFeatures(deps, { verifyThreads: config.verify?.threads !== undefined });
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {

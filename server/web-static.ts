@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { Env } from "./http.js";
 import { API_PREFIX } from "./version.js";
 
@@ -77,7 +78,11 @@ export function webStatic(dir: string | null = webDir() ?? null): MiddlewareHand
   return async (c, next) => {
     const method = c.req.method;
     const path = c.req.path;
+    // A path another route answers (the MCP endpoint, ops endpoints) is theirs; only the
+    // redirect at `/` gives way to the app.
+    const routed = matchedRoutes(c).some((r) => r.method !== "ALL" && r.path !== "/");
     if (
+      routed ||
       (method !== "GET" && method !== "HEAD") ||
       path === API_PREFIX ||
       path.startsWith(API_PREFIX + "/") ||

@@ -10,3 +10,4 @@ export {
   type LocateOptions,
 } from "./anchor.js";
 export { safeText, safeJson } from "./safe-text.js";
+export { reanchorMany, byteChange, type ByteChange, type ReanchorManyInput } from "./reanchor-many.js";

@@ -136,13 +136,17 @@ export interface ProfileSource {
   read(key: string, file: string): string | undefined;
 }
 
-/** Load one profile and its template. */
-export function loadProfile(source: ProfileSource, key: string): ProfileParseResult {
+/** Load one profile and its template (`parse`: parseProfile, or a caller's faster equivalent). */
+export function loadProfile(
+  source: ProfileSource,
+  key: string,
+  parse: (yamlText: string, options: ParseProfileOptions) => ProfileParseResult = parseProfile,
+): ProfileParseResult {
   const file = `${key}/profile.yaml`;
   const text = source.read(key, "profile.yaml");
   if (text === undefined)
     return { ok: false, errors: [{ message: "profile.yaml not found", line: 1, column: 1, path: "", file }] };
-  const result = parseProfile(text, { key, file });
+  const result = parse(text, { key, file });
   if (!result.ok) return result;
   const template = source.read(key, result.profile.template);
   if (template === undefined)

@@ -8,8 +8,11 @@
  * Answer sizes are the role model's mean answer size per stage in the step cache, or the
  * stage's EXPECTED_TOKENS_OUT when the model has answered nothing yet; a prompt that can
  * only be guessed (a question not asked yet) costs the model's mean prompt size of that stage.
+ * Each external target the main doc links to is one reviewer call (stage 6): its text is
+ * read only when the run starts, so it is assumed as long as the doc, within the stage's cut.
  */
-import { buildCorpus, contextFor, type ReviewBundle } from "./corpus.js";
+import { buildCorpus, contextFor, sectionLabel, type ReviewBundle } from "./corpus.js";
+import { EXTERNAL_SYSTEM, externalPrompt } from "./stages/external.js";
 import {
   EXPECTED_TOKENS_OUT,
   judgedAnswers,
@@ -53,6 +56,8 @@ export interface EstimateInput {
   profile: ProfileBrief;
   models: Record<RoleKey, string>;
   cache: Pick<StepCache, "get" | "history">;
+  /** URLs of the main doc's external targets (stage 6 reads and checks each once). */
+  externalUrls?: readonly string[];
 }
 
 export interface ReviewEstimate {
@@ -194,6 +199,11 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       if (hit && validateAnswer(judgeAnswer(answered), hit.text).ok) est.cached_steps++;
       else need("judge", SYSTEM.judge, prompt);
     }
+  }
+  if (input.externalUrls && input.externalUrls.length > 0) {
+    const doc = corpus.mainSections.map((s) => `=== ${sectionLabel(s)} ===\n${s.text}`).join("\n\n");
+    for (const url of new Set(input.externalUrls))
+      need("external", EXTERNAL_SYSTEM, externalPrompt(doc, { url, text: doc }), 1, true);
   }
   est.calls = Math.round(est.calls);
   est.tokens_in = Math.round(est.tokens_in);

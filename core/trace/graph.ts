@@ -31,6 +31,8 @@ export interface ResolvedLink {
   target_ref: string;
   /** Index of the linked doc; absent for an external target or a slug that matches no bundle. */
   to?: number;
+  /** Held by the service, not written in the doc: removing it changes no file. */
+  held?: true;
 }
 
 export interface GraphProblem {
@@ -83,7 +85,12 @@ export class TraceGraph {
 
   private resolve(d: TraceDoc, self: number, upstreamOf: (k: string) => string | undefined): ResolvedLink[] {
     const links: ResolvedLink[] = d.links.map((l) => {
-      const base = { kind: l.kind, origin: l.origin, target_ref: l.target };
+      const base = {
+        kind: l.kind,
+        origin: l.origin,
+        target_ref: l.target,
+        ...(l.held ? { held: l.held } : {}),
+      };
       if (l.external) return { ...base, target_kind: "external" };
       const to = this.bySlug.get(l.target);
       return to === undefined ? { ...base, target_kind: "bundle" } : { ...base, target_kind: "bundle", to };

@@ -31,6 +31,8 @@ export interface WrittenLink {
   origin: "frontmatter" | "adopted";
   /** A URL rather than a bundle slug. */
   external: boolean;
+  /** Held by the service, not written in the doc (origin `adopted`; server/trace/held.ts). */
+  held?: true;
 }
 
 /** A frontmatter link that cannot be read: the key and what is wrong. */

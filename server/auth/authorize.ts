@@ -15,7 +15,7 @@
 import type { Context } from "hono";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { bundles, docs, profiles, runs } from "../db/schema.js";
+import { bundles, docs, handoffs, profiles, runs, verificationRuns } from "../db/schema.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { Env } from "../http.js";
 import { API_PREFIX } from "../version.js";
@@ -29,6 +29,7 @@ import {
   type ScopeKind,
 } from "./permissions.js";
 import { canSee, type BundleAudience } from "./visibility.js";
+import { threadLookup } from "../threads/lookup.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -40,7 +41,10 @@ interface BundleLookup {
 }
 
 /** The bundle of a record of `table` (a table with `id` and `bundle_id` columns). */
-function through(noun: string, table: typeof docs | typeof runs): BundleLookup {
+function through(
+  noun: string,
+  table: typeof docs | typeof runs | typeof verificationRuns | typeof handoffs,
+): BundleLookup {
   return {
     noun,
     find: async (db, id) =>
@@ -68,6 +72,9 @@ export const BUNDLE_LOOKUPS: Partial<Record<ScopeKind, BundleLookup>> = {
   },
   doc: through("doc", docs),
   run: through("run", runs),
+  verification: through("verification run", verificationRuns),
+  handoff: through("handoff", handoffs),
+  thread: threadLookup,
 };
 
 /** The value of path parameter `name` of this request, read against the operation's path. */

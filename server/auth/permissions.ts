@@ -187,6 +187,11 @@ export const PERMISSIONS = {
   "POST /repohost/sources/{sourceId}/sync": "write",
   "POST /docs/{docId}/publish": "write",
   "POST /docs/{docId}/draft/discard": "write",
+  // mcpserver: the MCP server at /mcp (outside /api/v1). Reaching it takes a signed-in person
+  // (an API token); each tool is then an API call held to that person's own permissions.
+  "POST /mcp": "self",
+  "GET /mcp": "self",
+  "DELETE /mcp": "self",
 } as const satisfies Record<string, Permission>;
 
 export type Operation = keyof typeof PERMISSIONS;

@@ -572,6 +572,25 @@ export const runUpstream = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.bundleId] }), index("run_upstream_bundle").on(t.bundleId)],
 );
 
+/**
+ * Links a person confirmed that the service holds rather than the doc (contract 2.8,
+ * origin `adopted`): import's `links` part. Taking one out changes no file.
+ */
+export const heldLinks = pgTable(
+  "held_links",
+  {
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    /** A bundle slug or a URL, as `core/trace/links.ts` normalises them. */
+    target: text("target").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bundleId, t.kind, t.target] })],
+);
+
 // ---- branch mcp: MCP connections and external link checks (server/mcp) ----
 
 /**
@@ -650,4 +669,182 @@ export const inboxItems = pgTable(
     readAt: ts("read_at"),
   },
   (t) => [index("inbox_items_user").on(t.userId, t.createdAt)],
+);
+
+// ---- verify: handoffs, handoff reports, verification runs and their events, verification waivers (server/handoff, server/verify) ----
+
+/** A build packet a builder took (docs/handoff.md): the version, and the verdict it was taken at. */
+export const handoffs = pgTable(
+  "handoffs",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionId: uuid("version_id").notNull(),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    label: text("label").notNull(),
+    acknowledged: boolean("acknowledged").notNull(),
+    verdict: jsonb("verdict").$type<Verdict>(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("handoffs_doc_created").on(t.docId, t.createdAt)],
+);
+
+/** What a build learned, sent back against a handoff (`built`, `partial`, `blocked`). */
+export const handoffReports = pgTable(
+  "handoff_reports",
+  {
+    id: uuid("id").primaryKey(),
+    handoffId: uuid("handoff_id")
+      .notNull()
+      .references(() => handoffs.id, { onDelete: "cascade" }),
+    result: text("result").notNull(),
+    body: text("body").notNull(),
+    anchor: jsonb("anchor").$type<{ heading_path: string[] }>(),
+    threadId: uuid("thread_id"),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("handoff_reports_handoff").on(t.handoffId, t.createdAt)],
+);
+
+/** One verification of a code repo at a commit, or a folder, against a bundle's trace IDs (docs/verification.md). */
+export const verificationRuns = pgTable(
+  "verification_runs",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    versionNumber: bigint("version_number", { mode: "number" }).notNull(),
+    status: text("status").notNull(),
+    verdict: text("verdict"),
+    /** What the run reads: `{kind, repo?, sha?, path?, branch?, base_sha?, pull_request?}`. */
+    target: jsonb("target").$type<Record<string, unknown>>().notNull(),
+    handoffId: uuid("handoff_id"),
+    claims: jsonb("claims").$type<unknown[]>().notNull().default([]),
+    outcomes: jsonb("outcomes").$type<unknown[]>().notNull().default([]),
+    /** The rest of the finished run: digest, unverified IDs, limits hit, check mode, counts. */
+    result: jsonb("result").$type<Record<string, unknown>>().notNull().default({}),
+    error: text("error"),
+    openedBlockingThread: boolean("opened_blocking_thread").notNull().default(false),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [index("verification_runs_doc_created").on(t.docId, t.createdAt)],
+);
+
+/** Server-sent events of a verification run, kept so a client can resume with Last-Event-ID. */
+export const verificationEvents = pgTable(
+  "verification_events",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => verificationRuns.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    name: text("name").notNull(),
+    data: jsonb("data").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/** A request to excuse one trace ID in one code repo or folder; never written to the sidecar. */
+export const verificationWaivers = pgTable(
+  "verification_waivers",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id")
+      .notNull()
+      .references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id")
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    traceId: text("trace_id").notNull(),
+    /** The repo (`owner/name`) or the folder, as the run names it. */
+    repo: text("repo").notNull(),
+    reason: text("reason").notNull(),
+    runId: uuid("run_id"),
+    /** `requested`, `approved`, `rejected`. */
+    status: text("status").notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: ts("decided_at"),
+    rejectionReason: text("rejection_reason"),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("verification_waivers_doc").on(t.docId, t.traceId)],
+);
+
+// ---- threads: discussion on a doc or a profile, and its messages (server/threads) ----
+
+/**
+ * A thread (contract 2.10): on a doc (`doc_id`, `bundle_id`) or on a profile's check
+ * (`profile_key`). A text anchor's offsets are those of `anchored_version_id`, the version
+ * it was last found again in (server/threads/reanchor.ts moves it on every new version).
+ */
+export const threads = pgTable(
+  "threads",
+  {
+    id: uuid("id").primaryKey(),
+    docId: uuid("doc_id").references(() => docs.id, { onDelete: "cascade" }),
+    bundleId: uuid("bundle_id").references(() => bundles.id, { onDelete: "cascade" }),
+    profileKey: text("profile_key"),
+    /** `text`, `section`, `finding`, `check`. */
+    anchorKind: text("anchor_kind").notNull(),
+    anchor: jsonb("anchor").$type<Record<string, unknown>>().notNull(),
+    /** The version a text anchor's offsets belong to. */
+    anchoredVersionId: uuid("anchored_version_id"),
+    anchoredVersionNumber: bigint("anchored_version_number", { mode: "number" }),
+    /** `humans` or `ai`. */
+    addressedTo: text("addressed_to").notNull(),
+    title: text("title").notNull(),
+    handoffId: uuid("handoff_id"),
+    handoffVersion: bigint("handoff_version", { mode: "number" }).notNull().default(0),
+    blocking: boolean("blocking").notNull().default(false),
+    /** `open` or `resolved`. */
+    status: text("status").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    lastMessageAt: ts("last_message_at").notNull(),
+    messageCount: integer("message_count").notNull().default(0),
+    /** The AI is writing an answer. */
+    answering: boolean("answering").notNull().default(false),
+    /** Why the AI could not answer the last message (no model, budget, a failed call); null once it answers. */
+    aiError: text("ai_error"),
+    /** The message that is the thread's decision now (the latest one marked). */
+    decisionMessageId: uuid("decision_message_id"),
+  },
+  (t) => [index("threads_doc").on(t.docId, t.status), index("threads_profile").on(t.profileKey, t.status)],
+);
+
+/** Messages of a thread, numbered from 1 (`seq`). */
+export const threadMessages = pgTable(
+  "thread_messages",
+  {
+    id: uuid("id").primaryKey(),
+    threadId: uuid("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    /** `user`, `guest`, `ai`. */
+    authorKind: text("author_kind").notNull(),
+    authorId: text("author_id"),
+    authorName: text("author_name").notNull(),
+    body: text("body").notNull(),
+    sources: jsonb("sources").$type<string[]>().notNull().default([]),
+    /** `""`, `decision` or `reversal`. */
+    decision: text("decision").notNull().default(""),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("thread_messages_seq").on(t.threadId, t.seq)],
 );

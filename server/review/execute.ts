@@ -6,6 +6,7 @@ import { lintBundle, type LintResult } from "../../core/lint/index.js";
 import { runReview, type ReviewEvent, type ReviewOutcome } from "../../core/review/pipeline.js";
 import { estimateReview } from "../../core/review/estimate.js";
 import { computeVerdict, countBlockingThreads, type Verdict } from "../../core/verdict/index.js";
+import { blockingThreadsOf } from "../threads/blocking.js";
 import { buildQuestions, claims, docs, findings, reviewRuns, runs } from "../db/schema.js";
 import type { Deps } from "../deps.js";
 import { ApiError, NotFoundError } from "../errors.js";
@@ -18,6 +19,8 @@ import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
 import { loadReviewBundle } from "./bundle.js";
 import { openRunTools } from "../mcp/run-tools.js";
+import { parseFrontmatter } from "../../core/markdown/frontmatter.js";
+import { externalTargets } from "../../core/trace/links.js";
 import { saveLinkChecks } from "../mcp/link-checks.js";
 import { ReviewBase, ROLES, profileBrief, mergeFindings, errorText, reviewRoles, round } from "./common.js";
 import { findingApi, type RunFinding } from "../findings.js";
@@ -89,6 +92,9 @@ export class RunExecution extends ReviewBase {
       profile: profileBrief(this.deps.profiles.get(d.profileKey), d.profileKey),
       models: { reviewer: reviewer?.model ?? "", reader: reader?.model ?? "", judge: judge?.model ?? "" },
       cache: new DbStepCache(this.db, this.deps.clock),
+      externalUrls: externalTargets(
+        parseFrontmatter(bundle.files.find((f) => f.path === bundle.mainPath)?.text ?? "").data,
+      ).map((t) => t.url),
     });
     const priced = roles.every((r) => r?.priceInPerMTok !== undefined && r.priceOutPerMTok !== undefined);
     let cost = 0;
@@ -189,7 +195,7 @@ export class RunExecution extends ReviewBase {
     const radar = profile?.radar.map((r) => r.key);
     const lintVerdict = computeVerdict({
       findings: lint.findings,
-      blockingThreads: countBlockingThreads([]),
+      blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
       kind: "lint",
       runId: run.id,
       versionNumber: run.versionNumber,
@@ -299,7 +305,7 @@ export class RunExecution extends ReviewBase {
     const verdict = done
       ? computeVerdict({
           findings: merged,
-          blockingThreads: countBlockingThreads([]),
+          blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, run.docId)),
           kind: "full",
           runId: run.id,
           versionNumber: run.versionNumber,

@@ -51,10 +51,29 @@ export const BuildPacketSchema = z
     slug: z.string(),
     main_path: z.string().openapi({ description: "path of the main doc inside `files`" }),
     files: z.array(PacketFileSchema),
+    title: z
+      .string()
+      .optional()
+      .openapi({ description: "the doc's title (frontmatter `title`, else its first heading)" }),
+    doc_id: Uuid.optional(),
+    version_number: int64().optional().openapi({ description: "the bundle version the packet holds" }),
+    acknowledged: z
+      .boolean()
+      .optional()
+      .openapi({ description: "taken although the verdict was not a current Build Ready" }),
+    label: z.string().optional(),
+    linked: z
+      .array(z.object({ kind: z.string(), slug: z.string(), path: z.string() }))
+      .optional()
+      .openapi({ description: "linked bundles whose main doc is in `files` at `path` (`links/<slug>.md`)" }),
     external_targets: z.array(
       z.looseObject({
         target: z.string().openapi({ description: "the target as written" }),
-        kind: z.string().optional(),
+        kind: z.string().optional().openapi({ description: "`issue`, `code` or `page`" }),
+        link: z
+          .string()
+          .optional()
+          .openapi({ description: "the link kind that names it (`references`, `implemented-by`, …)" }),
         commit: z
           .string()
           .optional()
@@ -62,7 +81,12 @@ export const BuildPacketSchema = z
       }),
     ),
     ids: z.array(
-      z.object({ id: z.string(), line: z.string().openapi({ description: "the line that defines the ID" }) }),
+      z.looseObject({
+        id: z.string(),
+        line: z.string().openapi({ description: "the line that defines the ID" }),
+        level: z.string().optional().openapi({ description: "`MUST`, `SHOULD` or `MAY`" }),
+        section: z.array(z.string()).optional().openapi({ description: "heading path of its section" }),
+      }),
     ),
     questions: z.array(PacketQuestionSchema),
     reentry_prompt: z.string().openapi({ description: "markdown; the agent owns it after the handoff" }),
@@ -105,6 +129,10 @@ export const HandoffReportSchema = z
     thread_id: Uuid.optional().openapi({
       description: "the thread the report opened (blocking when `blocked`)",
     }),
+    body: z.string().optional(),
+    anchor: z.looseObject({ heading_path: z.array(z.string()) }).optional(),
+    handoff_version: int64().optional().openapi({ description: "the bundle version the builder took" }),
+    created_by: z.string().optional(),
     created_at: z.iso.datetime(),
   })
   .openapi("HandoffReport");

@@ -53,6 +53,10 @@ export const ThreadSchema = z
     message_count: z.int(),
     messages: z.array(MessageSchema),
     answering: z.boolean().openapi({ description: "the AI is writing an answer" }),
+    ai_error: z.string().optional().openapi({
+      description:
+        "why the AI could not answer the last message (no model for the reviewer role, budget, a failed call); absent once it answers",
+    }),
   })
   .openapi("Thread");
 

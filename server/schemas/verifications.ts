@@ -14,7 +14,10 @@ export const VerificationTargetSchema = z
     line: z.int().optional().openapi({ description: "the line where the quote was found" }),
     holds: z.boolean().optional(),
     fault: z.string().optional().openapi({ description: "why the target does not hold" }),
-    provenance: z.string().optional().openapi({ example: "claim" }),
+    provenance: z.string().optional().openapi({ example: "claim", description: "`scan` or `claim`" }),
+    changed: z.boolean().optional().openapi({
+      description: "the file changed between the base commit and the commit read (ranked first)",
+    }),
   })
   .openapi("VerificationTarget");
 
@@ -45,6 +48,11 @@ export const VerificationOutcomeSchema = z
     level: z.string().openapi({ example: "MUST" }),
     provenance: z.string(),
     targets: z.array(VerificationTargetSchema),
+    gated: z
+      .boolean()
+      .optional()
+      .openapi({ description: "inside the profile's verify prefixes: counts toward the verdict" }),
+    text: z.string().optional().openapi({ description: "the statement that defines the ID" }),
   })
   .openapi("VerificationOutcome");
 
@@ -82,6 +90,27 @@ export const VerificationRunSchema = z
       .boolean()
       .optional()
       .openapi({ description: "an outcome opened a blocking thread" }),
+    target_kind: z.enum(["repo", "folder"]).optional(),
+    pull_request: z.int().optional(),
+    version_number: z.int().optional().openapi({ description: "the bundle version the run checked" }),
+    check: z.enum(["model", "presence"]).optional().openapi({
+      description: "`model`: targets checked against the requirement; `presence`: no model, presence only",
+    }),
+    model: z.string().optional(),
+    note: z.string().optional(),
+    scan: z
+      .looseObject({
+        files: z.int(),
+        bytes: z.int(),
+        binary: z.int(),
+        symlinks: z.int(),
+        special: z.int(),
+        too_large: z.array(z.object({ path: z.string(), size: z.number() })),
+        unreadable: z.array(z.object({ path: z.string(), error: z.string() })),
+        duration_ms: z.int(),
+      })
+      .optional()
+      .openapi({ description: "what the scan read and skipped" }),
     created_by: z.string().optional(),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().optional(),

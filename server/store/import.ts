@@ -13,7 +13,6 @@ import { randomBytes } from "node:crypto";
 import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Inflate } from "fflate";
-import { isMap, isSeq, parseDocument } from "yaml";
 import { ApiError, BadPathError, TooLargeError } from "../errors.js";
 import { slices, type Pause } from "../slices.js";
 import type { Limits } from "./local.js";
@@ -303,51 +302,6 @@ async function inflateBounded(
 export interface FrontmatterLink {
   kind: string;
   target: string;
-}
-
-/**
- * Adds links to the `links` list of a doc's frontmatter (creating the list, and the
- * block, when missing), keeping comments, other keys and links already there; a link
- * equal to one there is not added twice.
- */
-export function addFrontmatterLinks(text: string, links: readonly FrontmatterLink[]): string {
-  if (links.length === 0) return text;
-  const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
-  const body = bom ? text.slice(1) : text;
-  const open = /^---[ \t]*\r?\n/.exec(body);
-  const close = open ? /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(body.slice(open[0].length)) : null;
-  if (!open || !close) {
-    const doc = parseDocument("");
-    doc.set(
-      "links",
-      links.map((l) => ({ kind: l.kind, target: l.target })),
-    );
-    return `${bom}---\n${doc.toString({ lineWidth: 0 })}---\n\n${body}`;
-  }
-  const rawStart = open[0].length;
-  const raw = body.slice(rawStart, rawStart + close.index);
-  const doc = parseDocument(raw);
-  if (doc.errors.length > 0) throw doc.errors[0]!;
-  if (doc.contents !== null && !isMap(doc.contents)) throw new Error("frontmatter must be a YAML mapping");
-  const existing = doc.get("links");
-  const have = new Set<string>();
-  if (isSeq(existing)) {
-    for (const item of existing.items)
-      if (isMap(item)) have.add(`${String(item.get("kind"))}\0${String(item.get("target"))}`);
-  } else if (existing !== undefined && existing !== null) {
-    throw new Error("the frontmatter key `links` is not a list");
-  }
-  const fresh = links.filter((l) => !have.has(`${l.kind}\0${l.target}`));
-  if (isSeq(existing))
-    for (const l of fresh) existing.add(doc.createNode({ kind: l.kind, target: l.target }));
-  else
-    doc.set(
-      "links",
-      fresh.map((l) => ({ kind: l.kind, target: l.target })),
-    );
-  let yamlText = doc.toString({ lineWidth: 0 });
-  if (!yamlText.endsWith("\n")) yamlText += "\n";
-  return bom + body.slice(0, rawStart) + yamlText + body.slice(rawStart + close.index);
 }
 
 // -------------------------------------------------------------------- writing

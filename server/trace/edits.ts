@@ -13,12 +13,13 @@ import type { Deps } from "../deps.js";
 import { docVerdict } from "../runs.js";
 import type { Verdict } from "../schemas/common.js";
 import type { WriteResult } from "../store/types.js";
+import { removeHeldLink } from "./held.js";
 import { loadGraph, type LoadedGraph } from "./load.js";
 
 type Result = WriteResult & { verdict?: Verdict };
 
 interface Target {
-  d: Pick<Deps, "store" | "profiles" | "runs">;
+  d: Pick<Deps, "store" | "profiles" | "runs" | "db">;
   docId: string;
   base: string;
   author: string;
@@ -34,7 +35,7 @@ async function current(t: Target): Promise<{ loaded: LoadedGraph; i: number; tex
     await store.resolveVersion(bundleId, t.base); // an unknown base is bad_version
     throw new VersionConflictError(t.base, head);
   }
-  const loaded = await loadGraph(store, profiles);
+  const loaded = await loadGraph(store, profiles, t.d.db);
   const i = loaded.indexOf(t.docId);
   return { loaded, i, text: await loaded.text(i) };
 }
@@ -116,8 +117,16 @@ export async function removeLink(t: Target, kind: LinkKind, targetRef: string): 
       "link_not_removable",
       `\`${kind}: ${want}\` follows from the profile's upstream rule; write a link of your own to replace it`,
     );
+  // A link the service holds goes from the database: the doc and its version stay.
+  if (link.held) {
+    await removeHeldLink(t.d.db, loaded.records[i]!.bundle.id, kind, want);
+    return unchanged(loaded, i);
+  }
   const edit = removeFrontmatterLink(text, kind, want, link.origin);
   if (!edit.ok)
     throw new ApiError("frontmatter_unreadable", `the frontmatter cannot be edited: ${edit.reason}`);
-  return save(t, loaded, i, edit.text, `Remove link ${kind}: ${want}`);
+  const result = await save(t, loaded, i, edit.text, `Remove link ${kind}: ${want}`);
+  // The same link confirmed at import too: it goes with the doc's own.
+  await removeHeldLink(t.d.db, loaded.records[i]!.bundle.id, kind, want);
+  return result;
 }

@@ -4,7 +4,9 @@ import type { DocDetail } from "../../core/trace/doc.js";
 import type { ProfileRegistry } from "../profiles.js";
 import type { BundleStore, DocRecord } from "../store/types.js";
 import { NotFoundError } from "../errors.js";
+import type { Db } from "../db/index.js";
 import { traceCache } from "./cache.js";
+import { readHeldLinks, withHeld } from "./held.js";
 
 export function docRef(r: DocRecord): DocRef {
   return {
@@ -27,11 +29,17 @@ export interface LoadedGraph {
   text(i: number): Promise<string>;
 }
 
-export async function loadGraph(store: BundleStore, profiles: ProfileRegistry): Promise<LoadedGraph> {
-  const records = await store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
+export async function loadGraph(store: BundleStore, profiles: ProfileRegistry, db: Db): Promise<LoadedGraph> {
+  const [records, held] = await Promise.all([
+    store.listBundles({ limit: Number.MAX_SAFE_INTEGER }),
+    readHeldLinks(db),
+  ]);
   const cache = traceCache(store);
   const docs: TraceDoc[] = await Promise.all(
-    records.map(async (r) => ({ ref: docRef(r), ...(await cache.links(r)) })),
+    records.map(async (r) => {
+      const { links, problems } = await cache.links(r);
+      return { ref: docRef(r), links: withHeld(links, held.get(r.bundle.id)), problems };
+    }),
   );
   const graph = new TraceGraph(docs, (key) => profiles.get(key)?.upstream);
   const byDoc = new Map(records.map((r, i) => [r.doc.id, i]));

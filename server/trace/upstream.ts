@@ -12,6 +12,7 @@ import { TraceGraph, type DocRef, type TraceDoc } from "../../core/trace/graph.j
 import type { LinkKind } from "../../core/trace/links.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs, runUpstream } from "../db/schema.js";
+import { readHeldLinks, withHeld } from "./held.js";
 import type { ProfileRegistry } from "../profiles.js";
 
 /** Link kinds whose target a doc builds on: its runs record their versions. */
@@ -56,7 +57,9 @@ export async function upstreamReads(
     .innerJoin(bundles, eq(bundles.id, docs.bundleId))
     .where(eq(docs.id, docId));
   if (!self) return { reads: [], broken: [] };
-  const { links, problems } = docLinks(decodeText(main).text);
+  const own = docLinks(decodeText(main).text);
+  const { problems } = own;
+  const links = withHeld(own.links, (await readHeldLinks(db, [self.bundleId])).get(self.bundleId));
   const slugs = [...new Set(links.filter((l) => !l.external).map((l) => l.target))];
   const upstreamType = profiles.get(self.profileKey)?.upstream;
   if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [] };

@@ -152,7 +152,15 @@ describe.each(DB_KINDS)("POST /bundles/import on %s", (kind) => {
     const design = readFileSync(join(t.root, "saved-searches/design/design.md"), "utf8");
     expect(design).toMatch(/^---\nsize: standard\n/);
     expect(design).toContain("type: design");
-    expect(design).toContain("links:\n  - kind: implements\n    target: saved-searches/prd\n");
+    // The confirmed link is held by the service, not written into the file.
+    expect(design).not.toContain("links:");
+    const designDoc = list.items.find((b) => b.slug === "saved-searches/design")!.docs[0]!;
+    const view = await json<{ links: { kind: string; origin: string; target_ref: string }[] }>(
+      t.req("GET", `/docs/${designDoc.id}/trace`),
+    );
+    expect(view.links).toContainEqual(
+      expect.objectContaining({ kind: "implements", origin: "adopted", target_ref: "saved-searches/prd" }),
+    );
     expect(readFileSync(join(t.root, "saved-searches/prd/search-bar.png"))).toEqual(
       readFileSync(join(FIXTURE, "search-bar.png")),
     );

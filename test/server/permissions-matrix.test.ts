@@ -15,6 +15,7 @@ import { as, cookieOf, fromBrowser, testAuthenticator } from "../helpers/actors.
 import { BUNDLE_LOOKUPS } from "../../server/auth/authorize.js";
 import { PERMISSIONS, scopeOf } from "../../server/auth/permissions.js";
 import { NOT_IMPLEMENTED_EXTENSION } from "../../server/routes/stub.js";
+import { verificationRuns } from "../../server/db/schema.js";
 
 const CALLERS = ["anonymous", "guest", "viewer", "member", "author", "maintainer", "admin"] as const;
 type Caller = (typeof CALLERS)[number];
@@ -67,6 +68,12 @@ interface Seed {
   runId: string;
   hiddenRunId: string;
   findingId: string;
+  /** A handoff and a verification run of each bundle (shared, hidden). */
+  handoffIds: [string, string];
+  verificationIds: [string, string];
+  /** A thread on each bundle. */
+  threadId: string;
+  hiddenThreadId: string;
 }
 
 describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
@@ -128,7 +135,48 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
     const findings = await json<{ items: Array<{ id: string }> }>(
       t.req("GET", `/runs/${runId}/findings`, undefined, as("author")),
     );
+    const handoffOf = async (d: SpecDoc) =>
+      (
+        await json<{ handoff_id: string }>(
+          t.req("POST", `/docs/${d.id}/handoff`, { acknowledged: true }, as("author")),
+        )
+      ).handoff_id;
+    // A hosted service verifies repo-host repositories only (not wired here): seed finished runs.
+    const verificationOf = async (d: SpecDoc) => {
+      const id = crypto.randomUUID();
+      await t.database.db.insert(verificationRuns).values({
+        id,
+        docId: d.id,
+        bundleId: d.bundle_id,
+        versionNumber: 1,
+        status: "failed",
+        target: { kind: "repo", repo: "acme/shop", name: "acme/shop" },
+        error: "seeded",
+        createdBy: "u-author",
+        createdAt: new Date(),
+      });
+      return id;
+    };
+    const threadOn = async (d: SpecDoc) =>
+      (
+        await json<{ id: string }>(
+          t.req(
+            "POST",
+            `/docs/${d.id}/threads`,
+            {
+              anchor_kind: "check",
+              anchor: { check_slug: "goals" },
+              addressed_to: "humans",
+              title: "Goals",
+              body: "Which?",
+            },
+            as("author"),
+          ),
+        )
+      ).id;
     return {
+      handoffIds: [await handoffOf(shared), await handoffOf(hidden)],
+      verificationIds: [await verificationOf(shared), await verificationOf(hidden)],
       shared,
       hidden,
       token,
@@ -136,6 +184,8 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       runId,
       hiddenRunId: await runOf(hidden),
       findingId: findings.items[0]!.id,
+      threadId: await threadOn(shared),
+      hiddenThreadId: await threadOn(hidden),
     };
   }
 
@@ -147,7 +197,11 @@ describe.each(DB_KINDS)("permission matrix on %s", (kind) => {
       if (name === "bundleId") return target.bundle_id;
       if (name === "docId") return target.id;
       if (name === "runId" && template.startsWith("/runs/")) return runId;
+      if (name === "runId" && template.startsWith("/verifications/"))
+        return s.verificationIds[target === s.hidden ? 1 : 0];
+      if (name === "handoffId") return s.handoffIds[target === s.hidden ? 1 : 0];
       if (name === "findingId") return s.findingId;
+      if (name === "threadId") return target === s.hidden ? s.hiddenThreadId : s.threadId;
       if (name === "key") return "prd";
       if (name === "token") return s.token;
       seeded = false;

@@ -282,6 +282,63 @@ for (const kind of DB_KINDS) {
       await problem(await del("implements", "shop/design", r2.version.id), 409, "link_not_removable");
     });
 
+    it("holds the links confirmed at import; taking one out makes no new version and the upstream staleness follows it", async () => {
+      const fd = new FormData();
+      fd.append("name", "wallet");
+      fd.append("files", new Blob([readFileSync(join(FIXTURE, "shop/prd/prd.md"))]), "prd.md");
+      fd.append("files", new Blob([readFileSync(join(FIXTURE, "shop/design/design.md"))]), "design.md");
+      fd.append("links", JSON.stringify([{ from: "design.md", to: "prd.md", kind: "refines" }]));
+      const made = await json<{ items: Doc[] & { slug: string; docs: Doc[] }[] }>(
+        t.req("POST", "/bundles/import", fd),
+      );
+      bySlug = await docs();
+      const design = bySlug.get("wallet/design")!;
+      expect(made.items.map((b) => b.slug)).toContain("wallet/design");
+      // The file is as sent: the link lives in the service.
+      expect(text("wallet/design", "design.md")).toBe(
+        readFileSync(join(FIXTURE, "shop/design/design.md"), "utf8"),
+      );
+      const held = (await trace("wallet/design")).links.find((l) => l.origin === "adopted");
+      expect(held).toMatchObject({
+        kind: "refines",
+        target_ref: "wallet/prd",
+        bundle: { slug: "wallet/prd" },
+        removable: true,
+      });
+      expect((await trace("wallet/prd")).incoming.map((l) => [l.kind, l.target_ref])).toContainEqual([
+        "refines",
+        "wallet/design",
+      ]);
+      // A new version of the PRD makes the design's verdict stale: the held link is read too.
+      const prd = bySlug.get("wallet/prd")!;
+      await json(
+        t.req(
+          "PUT",
+          `/docs/${prd.id}/files/content?path=prd.md&base_version=${prd.current_version.id}`,
+          `${text("wallet/prd", "prd.md")}\n- Wallets MUST hold one currency.\n`,
+        ),
+      );
+      expect((await doc("wallet/design")).verdict).toMatchObject({
+        result: "stale",
+        stale_reason: "upstream_changed",
+      });
+
+      const del = (base: string) =>
+        t.req("DELETE", `/docs/${design.id}/links?kind=refines&target_ref=wallet/prd&base_version=${base}`);
+      const gone = await json<{ version: { id: string }; changed: boolean }>(del(design.current_version.id));
+      expect(gone).toMatchObject({ changed: false, version: { id: design.current_version.id } });
+      expect(
+        (await trace("wallet/design")).links.filter(
+          (l) => l.target_ref === "wallet/prd" && l.origin !== "rule",
+        ),
+      ).toEqual([]);
+      expect(text("wallet/design", "design.md")).toBe(
+        readFileSync(join(FIXTURE, "shop/design/design.md"), "utf8"),
+      );
+      // Gone means gone: a second removal finds nothing.
+      await problem(await del(design.current_version.id), 404, "link_not_found");
+    });
+
     it("a newer upstream version makes the downstream verdict stale until a new run", async () => {
       const design = await doc("shop/design");
       expect(design.verdict?.result).not.toBe("stale");

@@ -120,6 +120,18 @@ describe("the dashboard's static files", () => {
     }
   });
 
+  it("leaves a path another route answers at the root to that route (the MCP endpoint, ops endpoints)", async () => {
+    const app = new Hono<Env>();
+    app.use("*", webStatic(dir));
+    app.get("/healthz", (c) => c.text("ok"));
+    app.get("/", (c) => c.redirect("/api/v1/docs"));
+    expect(await (await app.request("/healthz")).text()).toBe("ok");
+    expect(await (await app.request("/")).text()).toBe(INDEX);
+    expect(await (await app.request("/docs/x")).text()).toBe(INDEX);
+    const mcp = await t.app.request("/mcp");
+    expect(await mcp.text()).not.toBe(INDEX);
+  });
+
   it("answers only GET and HEAD: a POST to a page path is not the app", async () => {
     const res = await t.app.request("/docs/x", { method: "POST" });
     expect(res.status).toBe(404);

@@ -17,12 +17,14 @@ import {
 } from "../../../core/bundle/import-plan.js";
 import { setFrontmatterKeys } from "../../../core/markdown/frontmatter.js";
 import { suggestLinks } from "../../../core/trace/suggest.js";
+import type { LinkKind as TraceLinkKind } from "../../../core/trace/links.js";
+import { addHeldLinks } from "../../trace/held.js";
+import { recordUpstream, upstreamReads } from "../../trace/upstream.js";
 import { deps, errorResponses, jsonResponse, type Env, type Router } from "../../http.js";
 import { ApiError, TooLargeError, ValidationError } from "../../errors.js";
 import { BundleListSchema } from "../../schemas/common.js";
 import { LinkKind } from "../../schemas/trace.js";
 import {
-  addFrontmatterLinks,
   checkBundleName,
   checkDuplicates,
   checkSizes,
@@ -413,17 +415,7 @@ export function registerBundleWrites(r: Router): void {
     const encoder = new TextEncoder();
     for (const d of specs) {
       await pause();
-      let text = texts.get(d.path) ?? d.text;
-      const links = byFrom.get(d.path);
-      if (links) {
-        try {
-          text = addFrontmatterLinks(text, links);
-        } catch (err) {
-          throw new ValidationError(
-            `cannot write links into ${d.path}: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        }
-      }
+      const text = texts.get(d.path) ?? d.text;
       if (text !== d.text) files.set(docPath.get(d.path)!, encoder.encode(text));
     }
     checkSizes(
@@ -433,8 +425,27 @@ export function registerBundleWrites(r: Router): void {
     const ids = await store.addFolder(p.name, files, { author: caller(c).id });
     await recordCreated(deps(c), ids, caller(c));
     const rows = await store.bundlesByIds(ids);
+    // The confirmed links: held by the service (docs/trace.md), the files stay as sent.
+    const bundleOfSlug = new Map(rows.map((row) => [row.bundle.slug, row.bundle.id]));
+    const held = [...byFrom].flatMap(([from, links]) => {
+      const bundleId = bundleOfSlug.get(bundleOf(p.name, docPath.get(from)!));
+      return bundleId
+        ? links.map((l) => ({ bundleId, kind: l.kind as TraceLinkKind, target: l.target }))
+        : [];
+    });
+    await addHeldLinks(deps(c).db, held, caller(c).id, deps(c).clock.now());
     await Promise.all(rows.map((row) => runs.settled(row.doc.id)));
     const runsByDoc = await runs.latestRuns(rows.map((row) => row.doc.id));
+    // Those lint runs started with the files, before the held links existed: record the
+    // upstream versions they read through them too, so a newer upstream makes them stale.
+    const linking = new Set(held.map((l) => l.bundleId));
+    for (const row of rows) {
+      const run = runsByDoc.get(row.doc.id);
+      if (!run || !linking.has(row.bundle.id)) continue;
+      const { bytes } = await store.fileBytes(row.head.id, row.doc.path);
+      const { reads } = await upstreamReads(deps(c).db, deps(c).profiles, row.doc.id, bytes);
+      await recordUpstream(deps(c).db, run.id, reads);
+    }
     const items = rows
       .map((row) => bundleView(row, runsByDoc.get(row.doc.id)))
       .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));

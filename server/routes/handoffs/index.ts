@@ -1,6 +1,9 @@
 /** Handoff: build packets (JSON and .zip), the handoff list, and the builder's report. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { caller } from "../../auth/actor.js";
+import { listHandoffs as list, reportHandoff as report, takeHandoff as take } from "../../handoff/service.js";
+import { zipPacket } from "../../../node/handoff-packet.js";
 import {
   BuildPacketSchema,
   HandoffBodySchema,
@@ -9,7 +12,7 @@ import {
   HandoffSchema,
 } from "../../schemas/handoffs.js";
 import { DocIdParams, HandoffIdParams, listOf } from "../../schemas/params.js";
-import { stub, zipResponse } from "../stub.js";
+import { zipResponse } from "../stub.js";
 
 const tags = ["handoffs"];
 
@@ -62,9 +65,29 @@ export const takeHandoffZip = createRoute({
 
 export default function handoffRoutes(): Router {
   const r = createRouter();
-  stub(r, reportHandoff);
-  stub(r, listHandoffs);
-  stub(r, takeHandoff);
-  stub(r, takeHandoffZip);
+  r.openapi(reportHandoff, async (c) => {
+    const { handoffId } = c.req.valid("param");
+    const body = c.req.valid("json");
+    return c.json(await report(deps(c), handoffId, body, caller(c)), 201);
+  });
+  r.openapi(listHandoffs, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json({ items: await list(deps(c), docId) }, 200);
+  });
+  r.openapi(takeHandoff, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = (c.req.valid("json") as { acknowledged?: boolean; label?: string } | undefined) ?? {};
+    return c.json(await take(deps(c), docId, body, caller(c)), 200);
+  });
+  r.openapi(takeHandoffZip, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = (c.req.valid("json") as { acknowledged?: boolean; label?: string } | undefined) ?? {};
+    const packet = await take(deps(c), docId, body, caller(c));
+    const name = `${packet.slug.replace(/[^A-Za-z0-9._-]+/g, "-")}-handoff.zip`;
+    return c.body(Buffer.from(zipPacket(packet)), 200, {
+      "content-type": "application/zip",
+      "content-disposition": `attachment; filename="${name}"`,
+    });
+  });
   return r;
 }

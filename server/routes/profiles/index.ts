@@ -41,7 +41,8 @@ import {
   SaveProfileBodySchema,
 } from "../../schemas/profiles.js";
 import { ThreadListSchema, ThreadSchema } from "../../schemas/threads.js";
-import { noContent, stub } from "../stub.js";
+import { noContent } from "../stub.js";
+import { authorOf } from "../../threads/service.js";
 
 const tags = ["profiles"];
 
@@ -356,8 +357,14 @@ export default function profileRoutes(): Router {
     return c.json(back, 200);
   });
 
-  // Suggestions as threads on a profile's checks come with threads.
-  stub(r, listProfileThreads);
-  stub(r, suggestProfileChange);
+  // Suggestions as threads on a profile's checks (server/threads/service.ts).
+  r.openapi(listProfileThreads, async (c) => {
+    const { key } = c.req.valid("param");
+    return c.json({ items: await deps(c).threads.listProfile(key) }, 200);
+  });
+  r.openapi(suggestProfileChange, async (c) => {
+    const { key } = c.req.valid("param");
+    return c.json(await deps(c).threads.openProfile(authorOf(caller(c)), key, c.req.valid("json")), 201);
+  });
   return r;
 }

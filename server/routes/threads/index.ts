@@ -1,6 +1,8 @@
 /** Threads on a doc: opening, reading, messages, decisions, blocking and status. */
 import { createRoute } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { caller } from "../../auth/actor.js";
+import { authorOf } from "../../threads/service.js";
 import { DocIdParams, ThreadIdParams } from "../../schemas/params.js";
 import {
   BlockingBodySchema,
@@ -12,7 +14,6 @@ import {
   ThreadSchema,
   ThreadStatusBodySchema,
 } from "../../schemas/threads.js";
-import { stub } from "../stub.js";
 
 const tags = ["threads"];
 
@@ -91,12 +92,38 @@ export const setThreadStatus = createRoute({
 
 export default function threadRoutes(): Router {
   const r = createRouter();
-  stub(r, listThreads);
-  stub(r, openThread);
-  stub(r, getThread);
-  stub(r, postMessage);
-  stub(r, markDecision);
-  stub(r, setThreadBlocking);
-  stub(r, setThreadStatus);
+  r.openapi(listThreads, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json({ items: await deps(c).threads.list(docId) }, 200);
+  });
+  r.openapi(openThread, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = c.req.valid("json");
+    return c.json(await deps(c).threads.open(authorOf(caller(c)), docId, body), 201);
+  });
+  r.openapi(getThread, async (c) => {
+    const { threadId } = c.req.valid("param");
+    return c.json(await deps(c).threads.get(threadId), 200);
+  });
+  r.openapi(postMessage, async (c) => {
+    const { threadId } = c.req.valid("param");
+    const { body } = c.req.valid("json");
+    return c.json(await deps(c).threads.post(authorOf(caller(c)), threadId, body), 201);
+  });
+  r.openapi(markDecision, async (c) => {
+    const { threadId } = c.req.valid("param");
+    const { message_id } = c.req.valid("json");
+    return c.json(await deps(c).threads.decide(threadId, message_id), 200);
+  });
+  r.openapi(setThreadBlocking, async (c) => {
+    const { threadId } = c.req.valid("param");
+    const { blocking } = c.req.valid("json");
+    return c.json(await deps(c).threads.setBlocking(threadId, blocking), 200);
+  });
+  r.openapi(setThreadStatus, async (c) => {
+    const { threadId } = c.req.valid("param");
+    const { open } = c.req.valid("json");
+    return c.json(await deps(c).threads.setStatus(threadId, open), 200);
+  });
   return r;
 }

@@ -94,7 +94,7 @@ export default function traceRoutes(): Router {
     const { docId } = c.req.valid("param");
     const d = deps(c);
     await d.store.refreshBundle(await d.store.bundleIdOfDoc(docId));
-    const loaded = await loadGraph(d.store, d.profiles);
+    const loaded = await loadGraph(d.store, d.profiles, d.db);
     const editable = decide({
       mode: d.mode,
       actor: c.get("actor"),

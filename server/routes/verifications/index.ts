@@ -1,6 +1,10 @@
 /** Verification: checking a code repo or a folder against a bundle's trace IDs. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
+import { caller } from "../../auth/actor.js";
+import { followPersisted } from "../../jobs/follow.js";
+import { verificationEvents } from "../../db/schema.js";
+import { runView } from "../../verify/service.js";
 import {
   ResolveTargetBodySchema,
   ResolvedTargetSchema,
@@ -9,7 +13,7 @@ import {
   VerificationRunSchema,
 } from "../../schemas/verifications.js";
 import { DocIdParams, RunIdParams, listOf } from "../../schemas/params.js";
-import { eventStreamResponse, stub } from "../stub.js";
+import { eventStreamResponse } from "../stub.js";
 
 const tags = ["verifications"];
 
@@ -90,11 +94,56 @@ export const getVerification = createRoute({
 
 export default function verificationRoutes(): Router {
   const r = createRouter();
-  stub(r, listVerifications);
-  stub(r, startVerification);
-  stub(r, resolveVerificationTarget);
-  stub(r, getVerificationDefaults);
-  stub(r, followVerification);
-  stub(r, getVerification);
+  r.openapi(listVerifications, async (c) => {
+    const { docId } = c.req.valid("param");
+    const d = deps(c);
+    const rows = await d.verify.list(docId);
+    const head = (await d.store.doc(docId)).head.number;
+    return c.json({ items: rows.map((row) => runView(row, head)) }, 200);
+  });
+  r.openapi(startVerification, async (c) => {
+    const { docId } = c.req.valid("param");
+    const body = c.req.valid("json") ?? {};
+    const d = deps(c);
+    const row = await d.verify.start(docId, body, caller(c).id);
+    return c.json(runView(row, row.versionNumber), 202);
+  });
+  r.openapi(resolveVerificationTarget, async (c) => {
+    const { docId } = c.req.valid("param");
+    const { target } = c.req.valid("json");
+    const d = deps(c);
+    await d.store.doc(docId);
+    const plan = await d.verify.plan({ target });
+    return c.json(plan.view, 200);
+  });
+  r.openapi(getVerificationDefaults, async (c) => {
+    const { docId } = c.req.valid("param");
+    return c.json({ items: await deps(c).verify.defaults(docId) }, 200);
+  });
+  r.openapi(followVerification, async (c) => {
+    const { runId } = c.req.valid("param");
+    const d = deps(c);
+    await d.verify.get(runId);
+    return followPersisted(c, {
+      db: d.db,
+      bus: d.bus,
+      runId,
+      table: verificationEvents,
+      async state() {
+        const now = await d.verify.get(runId);
+        return {
+          status: now.status,
+          data: now.status === "done" ? { verdict: now.verdict } : { error: now.error },
+        };
+      },
+    });
+  });
+  r.openapi(getVerification, async (c) => {
+    const { runId } = c.req.valid("param");
+    const d = deps(c);
+    const row = await d.verify.get(runId);
+    const head = (await d.store.doc(row.docId)).head.number;
+    return c.json(runView(row, head), 200);
+  });
   return r;
 }

@@ -12,6 +12,7 @@ import {
   WithdrawAcknowledgementBodySchema,
 } from "../../schemas/waivers.js";
 import { stub } from "../stub.js";
+import { verificationWaiverRoute } from "../verifications/waivers.js";
 
 const tags = ["waivers"];
 
@@ -80,7 +81,7 @@ export const rejectWaiver = createRoute({
 
 export default function waiverRoutes(): Router {
   const r = createRouter();
-  stub(r, requestVerificationWaiver);
+  verificationWaiverRoute(r, requestVerificationWaiver);
   stub(r, listWaivers);
   stub(r, requestWaiver);
   stub(r, withdrawAcknowledgement);

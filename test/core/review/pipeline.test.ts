@@ -297,6 +297,24 @@ describe("estimateReview", () => {
     expect(key).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("counts one reviewer call for each external target the doc links to", async () => {
+    const cache = memoryCache();
+    const models = { reviewer: "m", reader: "m", judge: "m" };
+    const bundle = { files: [{ path: "spec.md", text: SPEC }], mainPath: "spec.md", linked: [] };
+    const none = await estimateReview({ bundle, profile, models, cache });
+    const urls = [
+      "https://github.com/acme/shop/issues/812",
+      "https://example.com/pricing",
+      "https://example.com/pricing",
+    ];
+    const two = await estimateReview({ bundle, profile, models, cache, externalUrls: urls });
+    expect(two.calls - none.calls).toBe(2);
+    expect(two.byRole.reviewer.calls - none.byRole.reviewer.calls).toBe(2);
+    expect(two.byRole.reader).toEqual(none.byRole.reader);
+    // Each call sends at least the doc itself.
+    expect(two.tokens_in - none.tokens_in).toBeGreaterThan(2 * (SPEC.length / 8));
+  });
+
   it("estimates a new bundle from what the model's past answers cost, within 25% of what its run uses", async () => {
     const cache = memoryCache();
     const models = { reviewer: "m", reader: "m", judge: "m" };

@@ -478,10 +478,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * report what the build learned about the doc; a blocked report opens a blocking thread
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** report what the build learned about the doc; a blocked report opens a blocking thread */
         post: operations["reportHandoff"];
         delete?: never;
         options?: never;
@@ -496,16 +493,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * handoffs of a bundle, newest first
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** handoffs of a bundle, newest first */
         get: operations["listHandoffs"];
         put?: never;
-        /**
-         * take the build packet of a Build Ready bundle and record the handoff
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** take the build packet of a Build Ready bundle and record the handoff */
         post: operations["takeHandoff"];
         delete?: never;
         options?: never;
@@ -522,10 +513,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * take the build packet as a .zip file, record the handoff; the .zip holds the files the service's handoff command writes
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** take the build packet as a .zip file, record the handoff; the .zip holds the files the service's handoff command writes */
         post: operations["takeHandoffZip"];
         delete?: never;
         options?: never;
@@ -540,16 +528,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * verification runs of a bundle, newest first
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** verification runs of a bundle, newest first */
         get: operations["listVerifications"];
         put?: never;
-        /**
-         * queue a verification of one build against a code repo at one commit, or a folder
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** queue a verification of one build against a code repo at one commit, or a folder */
         post: operations["startVerification"];
         delete?: never;
         options?: never;
@@ -566,10 +548,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * say which repo and commit or folder a pasted target names, before a run starts
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** say which repo and commit or folder a pasted target names, before a run starts */
         post: operations["resolveVerificationTarget"];
         delete?: never;
         options?: never;
@@ -584,10 +563,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * targets that prefill the verify field: implemented-by links first, else the repo of the last run
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** targets that prefill the verify field: implemented-by links first, else the repo of the last run */
         get: operations["getVerificationDefaults"];
         put?: never;
         post?: never;
@@ -604,10 +580,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * follow a verification run by trace ID, as server-sent events
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** follow a verification run by trace ID, as server-sent events */
         get: operations["followVerification"];
         put?: never;
         post?: never;
@@ -624,10 +597,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * one verification run with the outcome of each trace ID
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** one verification run with the outcome of each trace ID */
         get: operations["getVerification"];
         put?: never;
         post?: never;
@@ -968,16 +938,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * threads of a bundle, open first
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** threads of a bundle, open first */
         get: operations["listThreads"];
         put?: never;
-        /**
-         * open a thread anchored to text, a section or a finding; a guest opens threads for humans only
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** open a thread anchored to text, a section or a finding; a guest opens threads for humans only */
         post: operations["openThread"];
         delete?: never;
         options?: never;
@@ -992,10 +956,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * a thread with its messages
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** a thread with its messages */
         get: operations["getThread"];
         put?: never;
         post?: never;
@@ -1014,10 +975,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * post a message; in a thread for the AI, the AI answers with sources
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** post a message; in a thread for the AI, the AI answers with sources */
         post: operations["postMessage"];
         delete?: never;
         options?: never;
@@ -1034,10 +992,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * mark a message as the thread's decision
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** mark a message as the thread's decision */
         post: operations["markDecision"];
         delete?: never;
         options?: never;
@@ -1053,10 +1008,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * mark the thread blocking or not
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** mark the thread blocking or not */
         put: operations["setThreadBlocking"];
         post?: never;
         delete?: never;
@@ -1073,10 +1025,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * resolve or reopen the thread
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** resolve or reopen the thread */
         put: operations["setThreadStatus"];
         post?: never;
         delete?: never;
@@ -1094,10 +1043,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * ask to excuse one trace ID in one code repo; never goes in the sidecar
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** ask to excuse one trace ID in one code repo; never goes in the sidecar */
         post: operations["requestVerificationWaiver"];
         delete?: never;
         options?: never;
@@ -1509,16 +1455,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * suggestions for a profile, as threads on its checks
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** suggestions for a profile, as threads on its checks */
         get: operations["listProfileThreads"];
         put?: never;
-        /**
-         * suggest a change to a check, the template or a limit
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** suggest a change to a check, the template or a limit */
         post: operations["suggestProfileChange"];
         delete?: never;
         options?: never;
@@ -2405,6 +2345,18 @@ export interface components {
              * @description the thread the report opened (blocking when `blocked`)
              */
             thread_id?: string;
+            body?: string;
+            anchor?: {
+                heading_path: string[];
+            } & {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int64
+             * @description the bundle version the builder took
+             */
+            handoff_version?: number;
+            created_by?: string;
             /** Format: date-time */
             created_at: string;
         } & {
@@ -2458,20 +2410,47 @@ export interface components {
             /** @description path of the main doc inside `files` */
             main_path: string;
             files: components["schemas"]["PacketFile"][];
+            /** @description the doc's title (frontmatter `title`, else its first heading) */
+            title?: string;
+            /** Format: uuid */
+            doc_id?: string;
+            /**
+             * Format: int64
+             * @description the bundle version the packet holds
+             */
+            version_number?: number;
+            /** @description taken although the verdict was not a current Build Ready */
+            acknowledged?: boolean;
+            label?: string;
+            /** @description linked bundles whose main doc is in `files` at `path` (`links/<slug>.md`) */
+            linked?: {
+                kind: string;
+                slug: string;
+                path: string;
+            }[];
             external_targets: ({
                 /** @description the target as written */
                 target: string;
+                /** @description `issue`, `code` or `page` */
                 kind?: string;
+                /** @description the link kind that names it (`references`, `implemented-by`, …) */
+                link?: string;
                 /** @description for code: the commit the last review run read */
                 commit?: string;
             } & {
                 [key: string]: unknown;
             })[];
-            ids: {
+            ids: ({
                 id: string;
                 /** @description the line that defines the ID */
                 line: string;
-            }[];
+                /** @description `MUST`, `SHOULD` or `MAY` */
+                level?: string;
+                /** @description heading path of its section */
+                section?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
             questions: components["schemas"]["PacketQuestion"][];
             /** @description markdown; the agent owns it after the handoff */
             reentry_prompt: string;
@@ -2545,6 +2524,37 @@ export interface components {
             bundle_changed?: boolean;
             /** @description an outcome opened a blocking thread */
             opened_blocking_thread?: boolean;
+            /** @enum {string} */
+            target_kind?: "repo" | "folder";
+            pull_request?: number;
+            /** @description the bundle version the run checked */
+            version_number?: number;
+            /**
+             * @description `model`: targets checked against the requirement; `presence`: no model, presence only
+             * @enum {string}
+             */
+            check?: "model" | "presence";
+            model?: string;
+            note?: string;
+            /** @description what the scan read and skipped */
+            scan?: {
+                files: number;
+                bytes: number;
+                binary: number;
+                symlinks: number;
+                special: number;
+                too_large: {
+                    path: string;
+                    size: number;
+                }[];
+                unreadable: {
+                    path: string;
+                    error: string;
+                }[];
+                duration_ms: number;
+            } & {
+                [key: string]: unknown;
+            };
             created_by?: string;
             /** Format: date-time */
             created_at: string;
@@ -2561,6 +2571,10 @@ export interface components {
             level: string;
             provenance: string;
             targets: components["schemas"]["VerificationTarget"][];
+            /** @description inside the profile's verify prefixes: counts toward the verdict */
+            gated?: boolean;
+            /** @description the statement that defines the ID */
+            text?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2579,8 +2593,13 @@ export interface components {
             holds?: boolean;
             /** @description why the target does not hold */
             fault?: string;
-            /** @example claim */
+            /**
+             * @description `scan` or `claim`
+             * @example claim
+             */
             provenance?: string;
+            /** @description the file changed between the base commit and the commit read (ranked first) */
+            changed?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -3077,6 +3096,8 @@ export interface components {
             messages: components["schemas"]["Message"][];
             /** @description the AI is writing an answer */
             answering: boolean;
+            /** @description why the AI could not answer the last message (no model for the reviewer role, budget, a failed call); absent once it answers */
+            ai_error?: string;
         };
         /** @description for `text` an Anchor; for `section` `{heading_path}`; for `finding` `{finding_id, check_slug}`; for `check` `{check_slug}` */
         ThreadAnchor: components["schemas"]["Anchor"] | components["schemas"]["SectionAnchor"] | components["schemas"]["FindingAnchor"] | components["schemas"]["CheckAnchor"];
