@@ -249,6 +249,18 @@ describe.skipIf(!browserAvailable("dashboard.test.ts"))(
         quote.replace(/\s+/g, " "),
       );
       await screenshot(page, "doc-thread");
+      // On the collaboration page: reply, then resolve.
+      await open(`/docs/${doc.id}/collab`);
+      const item = page.locator("li.thread-item", { hasText: "Which currency?" });
+      await item.waitFor({ timeout: 15_000 });
+      await item.getByLabel("Reply to “Which currency?”").fill("The shop's currency.");
+      await item.getByRole("button", { name: "Reply" }).click();
+      await expect.poll(() => item.locator(".messages li").count(), { timeout: 15_000 }).toBe(2);
+      expect(await item.locator(".messages").innerText()).toContain("The shop's currency.");
+      await item.getByRole("button", { name: "Resolve" }).click();
+      await expect.poll(() => item.locator(".tag").first().innerText(), { timeout: 15_000 }).toBe("resolved");
+      expect(await axeSerious(page)).toEqual([]);
+      await screenshot(page, "collab-thread");
     });
 
     it("shows a profile's checks, and a YAML error at its line when saving", async () => {

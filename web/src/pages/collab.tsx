@@ -9,6 +9,91 @@ import { Link } from "../router";
 import { Button, ProblemBox, Show, useAction, useApi, when } from "../ui";
 import { DocShell, useDoc } from "./doc-shell";
 
+/** One thread: its messages, a reply (the AI answers a thread addressed to it), resolve or reopen, blocking. */
+function ThreadItem({ th, onChange }: { th: Schemas["Thread"]; onChange: () => void }) {
+  const [reply, setReply] = useState("");
+  const act = useAction();
+  const path = { threadId: th.id };
+  const done = (r: unknown) => {
+    if (r !== undefined) onChange();
+  };
+  return (
+    <li class="thread-item" data-thread-id={th.id}>
+      <strong>{th.title}</strong> <span class="tag">{th.status}</span>
+      {th.blocking ? <span class="tag blocking">blocking</span> : null}
+      {th.answering ? <span class="tag">the AI is answering…</span> : null}{" "}
+      <span class="muted">
+        {th.created_by}, {when(th.created_at)}
+      </span>
+      <ol class="messages">
+        {th.messages.map((m) => (
+          <li key={m.id}>
+            <strong>{m.author_name}</strong>
+            {m.decision ? <span class="tag">{m.decision}</span> : null}: {m.body}
+          </li>
+        ))}
+      </ol>
+      <form
+        class="actions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act
+            .run(() =>
+              call(api.POST("/threads/{threadId}/messages", { params: { path }, body: { body: reply } })),
+            )
+            .then((r) => {
+              if (r !== undefined) setReply("");
+              done(r);
+            });
+        }}
+      >
+        <label>
+          Reply to “{th.title}”
+          <textarea required value={reply} onInput={(e) => setReply(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="btn btn-primary" disabled={act.busy}>
+          Reply
+        </button>{" "}
+        <Button
+          busy={act.busy}
+          onClick={() =>
+            void act
+              .run(() =>
+                call(
+                  api.PUT("/threads/{threadId}/status", {
+                    params: { path },
+                    body: { open: th.status !== "open" },
+                  }),
+                ),
+              )
+              .then(done)
+          }
+        >
+          {th.status === "open" ? "Resolve" : "Reopen"}
+        </Button>{" "}
+        <Button
+          busy={act.busy}
+          onClick={() =>
+            void act
+              .run(() =>
+                call(
+                  api.PUT("/threads/{threadId}/blocking", {
+                    params: { path },
+                    body: { blocking: !th.blocking },
+                  }),
+                ),
+              )
+              .then(done)
+          }
+        >
+          {th.blocking ? "Not blocking" : "Mark blocking"}
+        </Button>
+      </form>
+      <ProblemBox error={act.error} />
+    </li>
+  );
+}
+
 function Threads({ doc }: { doc: Schemas["SpecDoc"] }) {
   const threads = useApi(
     () => call(api.GET("/docs/{docId}/threads", { params: { path: { docId: doc.id } } })),
@@ -24,21 +109,7 @@ function Threads({ doc }: { doc: Schemas["SpecDoc"] }) {
           ) : (
             <ul class="plain">
               {t.items.map((th) => (
-                <li key={th.id} class="thread-item">
-                  <strong>{th.title}</strong> <span class="tag">{th.status}</span>
-                  {th.blocking ? <span class="tag blocking">blocking</span> : null}{" "}
-                  <span class="muted">
-                    {th.created_by}, {when(th.created_at)}
-                  </span>
-                  <ol class="messages">
-                    {th.messages.map((m) => (
-                      <li key={m.id}>
-                        <strong>{m.author_name}</strong>
-                        {m.decision ? <span class="tag">{m.decision}</span> : null}: {m.body}
-                      </li>
-                    ))}
-                  </ol>
-                </li>
+                <ThreadItem key={th.id} th={th} onChange={threads.reload} />
               ))}
             </ul>
           )
