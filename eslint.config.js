@@ -14,6 +14,7 @@ export default tseslint.config(
       "coverage/**",
       "**/*.js",
       "**/*.mjs",
+      "web/src/api/schema.d.ts",
     ],
   },
   js.configs.recommended,

@@ -20,6 +20,7 @@ import { redact } from "./redact.js";
 import { mountMcp } from "./mcp-server/http.js";
 import { mountOps, requestMiddleware } from "./ops.js";
 import { clusterFlush } from "./cluster-wire.js";
+import { webStatic } from "./web-static.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
 
@@ -75,6 +76,8 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
   if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
   app.use("*", cookieCsrf());
   app.use("*", bodyLimit());
+  // The dashboard's files are public (its data comes from the API): served before the permission check.
+  app.use("*", webStatic());
   app.use("*", actorMiddleware());
 
   const api = new OpenAPIHono<Env>();

@@ -209,7 +209,11 @@ export const ROLE_GRANTS: Readonly<Record<Role | "anonymous", readonly Permissio
 };
 
 /** Operations that name no bundle but that a guest may still call (the list shows its bundle only). */
-export const GUEST_WORKSPACE_OPERATIONS: ReadonlySet<string> = new Set(["GET /bundles"]);
+export const GUEST_WORKSPACE_OPERATIONS: ReadonlySet<string> = new Set([
+  "GET /bundles",
+  // The dashboard renders the doc a guest reads through it; it reads and stores nothing.
+  "POST /render",
+]);
 
 /** What kind of record a path parameter names, when that record belongs to one bundle. */
 export type ScopeKind = "bundle" | "doc" | "run" | "verification" | "thread" | "waiver" | "handoff";
