@@ -46,7 +46,7 @@ interface BundleView {
 }
 
 describe("spec-review mcp over stdio", () => {
-  it("serves a folder: bundles and verdicts, findings, files, and the 501 of what is not built", async () => {
+  it("serves a folder: bundles and verdicts, findings, files, a handoff, and the API's problems as tool errors", async () => {
     const folder = tempDir("sr-mcp-stdio-");
     cpSync(DEMO, folder, { recursive: true, filter: (src) => !src.includes(".spec-review") });
     const { client, stderr } = await spawnMcp([folder]);
@@ -79,11 +79,20 @@ describe("spec-review mcp over stdio", () => {
       readFileSync(join(folder, "checkout", "prd.md"), "utf8"),
     );
 
-    const handoff = await call(client, "take_handoff", { doc_id: checkout.id });
-    expect(problemOf(handoff)).toMatchObject({ status: 501, code: "not_implemented" });
-    expect(textOf(handoff)).toMatch(/^Not implemented yet: POST \/docs\/\{docId\}\/handoff/);
-    const verify = await call(client, "start_verification", { doc_id: checkout.id, path: folder });
-    expect(problemOf(verify)).toMatchObject({ status: 501, code: "not_implemented" });
+    // A handoff of a doc that is not Build Ready is refused with the API's own problem;
+    // acknowledged, the packet comes with its prompt as a resource.
+    if (checkout.verdict!.result !== "build_ready") {
+      const refused = await call(client, "take_handoff", { doc_id: checkout.id });
+      expect(problemOf(refused)).toMatchObject({ status: 409, code: "handoff_not_ready" });
+    }
+    const handoff = await call(client, "take_handoff", { doc_id: checkout.id, acknowledged: true });
+    expect(handoff.isError, textOf(handoff)).toBeFalsy();
+    expect(textOf(handoff)).toMatch(
+      /read the prompt first \(spec-review:\/\/handoffs\/[0-9a-f-]+\/prompt\.md\)/,
+    );
+    // A verification of a folder outside what local mode reads is the API's problem too.
+    const verify = await call(client, "start_verification", { doc_id: checkout.id, path: "/etc" });
+    expect(problemOf(verify)).toMatchObject({ status: 403, code: "folder_not_allowed" });
 
     const invalid = await call(client, "list_threads", { doc_id: 42 });
     expect(textOf(invalid)).toMatch(/Input validation error.*doc_id/);
