@@ -20,7 +20,12 @@ export interface TargetInput {
 
 export type Parsed = { kind: "folder"; path: string; sha?: string } | { kind: "repo"; ref: RepoRef };
 
-const OWNER_NAME = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?$/;
+/**
+ * `owner/name` as GitHub allows them: an owner of letters, digits and inner hyphens; a
+ * name of letters, digits, `.`, `_` and `-` that is not `.` or `..` (so `../x` is no repo).
+ */
+const OWNER_NAME =
+  /^([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)\/((?!\.\.?(?:\.git)?$)[A-Za-z0-9_.-]+?)(?:\.git)?$/;
 const SHA = /^[0-9a-f]{7,40}$/i;
 
 function checkSha(sha: string | undefined): string | undefined {

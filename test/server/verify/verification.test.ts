@@ -366,6 +366,9 @@ for (const kind of DB_KINDS) {
       const post = (body: unknown) => t.req("POST", `/docs/${docId}/verifications`, body);
       await problem(await post({ target: "not a target at all" }), 400, "target_unrecognised");
       await problem(await post({ target: "ftp://example.com/x/y" }), 400, "target_unrecognised");
+      // Path segments are no owner/name: `..` and `.` are not repositories.
+      await problem(await post({ target: "../x" }), 400, "target_unrecognised");
+      await problem(await post({ repo: "acme/.." }), 400, "target_unrecognised");
       await problem(await post({ target: "/etc" }), 403, "folder_not_allowed");
       await problem(await post({ path: "/does/not/exist" }), 404, "folder_not_found");
       await problem(await post({ path: "relative/folder" }), 400, "target_unrecognised");
