@@ -299,7 +299,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     deps.threads = new ThreadService(deps, reanchor);
     await deps.threads.start();
     undo.push(() => deps.threads.idle());
-    wireFeatures(deps, { verifyThreads: config.verify?.threads !== undefined });
+    wireFeatures(deps, {
+      verifyThreads: config.verify?.threads !== undefined,
+      verifyRepos: config.verify?.repos !== undefined,
+    });
 
     let worker: ReviewWorker | undefined;
     if (config.worker) {

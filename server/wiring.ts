@@ -9,6 +9,7 @@ import { users } from "./db/schema.js";
 import type { Deps } from "./deps.js";
 import type { Author } from "./threads/service.js";
 import { openSystemThread, threadsToDecide } from "./threads/ports.js";
+import { githubRepoReader } from "./verify/github-reader.js";
 
 /** A person by actor id, as a thread names its author. */
 export async function personAuthor(d: Pick<Deps, "db">, id: string): Promise<Author> {
@@ -19,10 +20,14 @@ export async function personAuthor(d: Pick<Deps, "db">, id: string): Promise<Aut
 }
 
 /**
- * Handoff reports and verification outcomes open their blocking threads as real threads
- * (unless the caller of createServices handed in ports of its own).
+ * Handoff reports and verification outcomes open their blocking threads as real threads,
+ * and GitHub targets are read through the repo host (unless the caller of createServices
+ * handed in ports of its own).
  */
-export function wireFeatures(d: Deps, own: { verifyThreads: boolean }): void {
+export function wireFeatures(d: Deps, own: { verifyThreads: boolean; verifyRepos: boolean }): void {
+  // Verification of GitHub repositories reads them through the App's installation or the
+  // workspace token (hosted mode, where repohost sources exist).
+  if (d.repohost && !own.verifyRepos) d.verify.ports.repos = githubRepoReader(d.repohost);
   // next_action `decide`: the open threads the caller opened that someone answered.
   d.waivers.threads = {
     async threadsToDecide(actor, docIds) {

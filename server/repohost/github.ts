@@ -44,6 +44,8 @@ export interface TreeEntry {
   type: "blob" | "tree" | "commit";
   sha: string;
   size?: number;
+  /** Git's file mode: `100644`, `100755`, `120000` (a symbolic link), `160000` (a submodule). */
+  mode?: string;
 }
 
 export interface CommitInfo {

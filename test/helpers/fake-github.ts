@@ -276,6 +276,12 @@ export class FakeGitHub {
         if (!head.files.has(p)) files.push({ filename: p, status: "removed", sha: null });
       return this.send(res, call, 200, { status: "ahead", commits: commits.map(rawCommit), files });
     }
+    if (m === "GET" && (mm = /^\/pulls\/(\d+)$/.exec(rest))) {
+      const pr = repo.pulls.get(Number(mm[1]));
+      if (!pr) return this.send(res, call, 404, { message: "Not Found" });
+      const ref = [...repo.branches].find(([, sha]) => sha === pr.head)?.[0] ?? `pr-${mm[1]}`;
+      return this.send(res, call, 200, { number: Number(mm[1]), head: { sha: pr.head, ref } });
+    }
     if (m === "GET" && (mm = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
       const pr = repo.pulls.get(Number(mm[1]));
       if (!pr) return this.send(res, call, 404, { message: "Not Found" });
