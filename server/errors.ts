@@ -149,6 +149,11 @@ export const ERROR_CODES = {
   bad_source_url: { status: 400, title: "The source URL does not name a repo, branch or folder" },
   source_exists: { status: 409, title: "A source already reads that repo, branch and folder" },
   no_draft: { status: 409, title: "The bundle has no draft" },
+  no_accepted_types: { status: 409, title: "No types are accepted for the source's skipped docs" },
+  repo_config_invalid: {
+    status: 409,
+    title: "The repository's .spec-review/config.yaml is not a YAML mapping",
+  },
   draft_conflict: { status: 409, title: "The branch changed the draft's files since the draft started" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -13,7 +13,8 @@ import { bundles, repohostBundles, repohostSources } from "../db/schema.js";
 import type { Clock } from "../deps.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { RepohostConnection } from "./connection.js";
-import { asApiError, type GitHubApi } from "./github.js";
+import { asApiError, GitWriter, type GitHubApi } from "./github.js";
+import { REPO_CONFIG_PATH, withTypes } from "./config.js";
 import { parseSourceUrl, type SourceRef } from "./source-url.js";
 import type { RepohostStore, SourceRow } from "./store.js";
 
@@ -276,6 +277,63 @@ export class RepohostSources {
     await this.db.update(repohostSources).set({ accepted }).where(eq(repohostSources.id, sourceId));
     await this.store.sync(sourceId, { full: true });
     return this.skipped(sourceId, profiles);
+  }
+
+  /**
+   * Writes the types accepted in the service into the repository's config file
+   * (`.spec-review/config.yaml`) through a pull request on the source's branch; once it is
+   * merged, the scan reads them from the repository.
+   */
+  async openMapping(sourceId: string): Promise<{ pr_url: string; pr_number: number }> {
+    const source = await this.get(sourceId);
+    const types = Object.fromEntries(
+      Object.entries(source.accepted).map(([path, type]) => [path, type] as const),
+    );
+    if (Object.keys(types).length === 0)
+      throw new ApiError(
+        "no_accepted_types",
+        "no types are accepted for this source's skipped docs: accept some with POST /repohost/sources/{sourceId}/skipped first",
+      );
+    const api = await this.clientForSource(source);
+    const { owner, repo } = source;
+    try {
+      const head = (await api.branchHead(owner, repo, source.branch)).sha;
+      const tree = await api.tree(owner, repo, head);
+      const existing = tree.entries.find((e) => e.type === "blob" && e.path === REPO_CONFIG_PATH);
+      const before = existing
+        ? new TextDecoder().decode(await api.blob(owner, repo, existing.sha))
+        : undefined;
+      let text: string;
+      try {
+        text = withTypes(before, types);
+      } catch (err) {
+        throw new ApiError("repo_config_invalid", err instanceof Error ? err.message : String(err));
+      }
+      const git = new GitWriter(api, owner, repo);
+      const blob = await git.blob(new TextEncoder().encode(text));
+      const commitTree = await git.tree(await git.treeOfCommit(head), [
+        { path: REPO_CONFIG_PATH, sha: blob },
+      ]);
+      const n = Object.keys(types).length;
+      const title = `spec-review: the types of ${n} markdown file${n === 1 ? "" : "s"}`;
+      const commit = await git.commit(title, commitTree, head);
+      const branch = `spec-review/types-${commit.slice(0, 7)}`;
+      await git.branch(branch, commit);
+      return await git
+        .pullRequest({
+          title,
+          head: branch,
+          base: source.branch,
+          body:
+            `Writes the doc types people accepted in spec-review into \`${REPO_CONFIG_PATH}\`, so the repository ` +
+            `holds them:\n\n${Object.entries(types)
+              .map(([p, t]) => `- \`${p}\`: ${t}`)
+              .join("\n")}`,
+        })
+        .then((pr) => ({ pr_url: pr.url, pr_number: pr.number }));
+    } catch (err) {
+      throw asApiError(err, `opening the types pull request on ${owner}/${repo}`);
+    }
   }
 
   /** Stop reading; the bundles are archived (hidden), their reviews and threads kept. */

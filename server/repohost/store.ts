@@ -50,6 +50,7 @@ import type {
 } from "../store/types.js";
 import { isUtf8, VersionRepository } from "../store/versions.js";
 import { checkSpecDocRules, nextFiles, sameFiles } from "../store/writes.js";
+import { configTypes, REPO_CONFIG_PATH } from "./config.js";
 import { asApiError, GitWriter, type CommitInfo, type GitHubApi } from "./github.js";
 
 export type SourceRow = typeof repohostSources.$inferSelect;
@@ -730,13 +731,19 @@ export class RepohostStore implements BundleStore {
       [...entries].filter(([p]) => isMarkdownPath(p)).map(([, f]) => f.sha),
     );
     const accepted = source.accepted;
+    // The repository's own types (.spec-review/config.yaml at its root, server/repohost/config.ts).
+    const config = tree.entries.find((e) => e.type === "blob" && e.path === REPO_CONFIG_PATH);
+    const typed = config
+      ? configTypes(decoder.decode(await api.blob(source.owner, source.repo, config.sha)))
+      : {};
     const discovery = discoverClassified(
       [...entries.keys()].filter((p) => !p.startsWith(".spec-review/")).sort(),
       (p) => {
         const c = classifyMarkdown(decoder.decode(this.blobCache.get(entries.get(p)!.sha)));
-        // A type accepted in the service for a skipped doc counts as if the file named it.
-        if (c.type === undefined && !c.error && accepted[underSource(root, p)])
-          return { type: accepted[underSource(root, p)]! };
+        // A type the repository's config or the service gives a doc that names none counts
+        // as if the file named it (the service's, accepted later, first).
+        const given = accepted[underSource(root, p)] ?? typed[underSource(root, p)];
+        if (c.type === undefined && !c.error && given) return { type: given };
         return c;
       },
       source.repo,
@@ -849,6 +856,9 @@ export class RepohostStore implements BundleStore {
       problems: [],
       skipped: this.skippedOf(source.id) ?? [],
     };
+    // The repository's types changed: what is a bundle may have changed anywhere.
+    if (cmp.files.some((f) => f.filename === REPO_CONFIG_PATH || f.previous_filename === REPO_CONFIG_PATH))
+      return this.fullRead(source, api, head);
     if (changed.length === 0) return result;
     const known = await this.known(source.id);
     const folders = [...known.keys()].sort((a, b) => b.length - a.length);

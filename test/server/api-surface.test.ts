@@ -70,11 +70,11 @@ describe("the API surface", () => {
     expect(new Set(CONTRACT_OPERATIONS.map((o) => opKey(o.method, o.path))).size).toBe(130);
   });
 
-  it("documents every operation of the contract, marking the ones not built yet", () => {
+  it("documents every operation of the contract, marking any not built yet", () => {
     const all = CONTRACT_OPERATIONS.map((o) => opKey(o.method, o.path));
     expect(all.filter((k) => !documented.has(k))).toEqual([]);
-    expect(notBuilt.size).toBeGreaterThan(0);
-    expect(notBuilt.size).toBeLessThan(all.length);
+    // What is still marked not built is the contract's own (none, once every operation is built).
+    expect([...notBuilt].filter((k) => !all.includes(k))).toEqual([]);
   });
 
   it.each(CONTRACT_OPERATIONS.map((o) => [opKey(o.method, o.path), o] as const))(

@@ -145,9 +145,8 @@ describe("the OpenAPI document", () => {
     expect(schema("Problem").required).toEqual(expect.arrayContaining(["type", "title", "status", "code"]));
   });
 
-  it("marks not-built operations and still documents their schemas", () => {
+  it("marks any not-built operation and still documents its schemas", () => {
     const stubs = [...documented].filter(([, op]) => op["x-not-implemented"] === true);
-    expect(stubs.length).toBeGreaterThan(0);
     for (const [key, op] of stubs) {
       const success = Object.entries(op.responses).filter(([s]) => Number(s) < 300);
       expect(success.length, key).toBeGreaterThan(0);

@@ -17,7 +17,7 @@ import { caller } from "../../auth/actor.js";
 import { deps } from "../../http.js";
 import { repohostOf } from "../../repohost/routes.js";
 import { docView } from "../../views.js";
-import { noContent, stub } from "../stub.js";
+import { noContent } from "../stub.js";
 
 const tags = ["repohost"];
 
@@ -148,7 +148,9 @@ export default function repohostRoutes(): Router {
       200,
     ),
   );
-  stub(r, openMappingPullRequest);
+  r.openapi(openMappingPullRequest, async (c) =>
+    c.json(await repohostOf(c).openMapping(c.req.valid("param").sourceId), 200),
+  );
   r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
   r.openapi(publishDraft, async (c) => {
     const { docId } = c.req.valid("param");

@@ -193,7 +193,7 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
       expect((await client.listResources()).resources).toEqual([]);
     });
 
-    it("answers an operation that is not built yet with its 501 problem as a tool error", async () => {
+    it("answers through each tool as the API answers: results, problems as tool errors, 501 for what is not built", async () => {
       const { t, client } = await demo();
       // Which of these operations are still stubs: the OpenAPI document marks them. Once one is
       // built (threads, handoff, verification are on other branches) it leaves this list, and
@@ -231,6 +231,28 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
         const [method, path] = operation.split(" ") as [string, string];
         expect(openapi.paths[path]?.[method.toLowerCase()], operation).toBeDefined();
       }
+      // A built operation answers through its tool as the API answers it: the result, or the
+      // API's problem as the tool error (an unknown id is the API's 404).
+      const built = calls.filter(([, , operation]) => !stubbed(operation));
+      const got: Record<string, string> = {};
+      for (const [name, args] of built) {
+        const result = await call(client, name, args);
+        got[name] = result.isError ? `${problemOf(result)?.status} ${problemOf(result)?.code}` : "ok";
+      }
+      const answers: Record<string, string> = {
+        take_handoff: "ok", // the API doc is Build Ready
+        list_handoffs: "ok",
+        report_handoff: "404 handoff_not_found",
+        list_threads: "ok",
+        get_thread: "404 not_found",
+        ask_question: "ok",
+        reply_to_thread: "404 not_found",
+        // Local mode has no repo host to read a GitHub repository through.
+        start_verification: "501 repohost_reader_missing",
+        get_verification: "404 not_found",
+        list_verifications: "ok",
+      };
+      expect(got).toEqual(Object.fromEntries(built.map(([name]) => [name, answers[name]])));
       const pending = calls.filter(([, , operation]) => stubbed(operation));
       for (const [name, args, operation] of pending) {
         const result = await call(client, name, args);

@@ -566,4 +566,48 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
       path: "notes.md",
     });
   });
+
+  it("writes the accepted types into .spec-review/config.yaml through a pull request, which the scan then reads", async () => {
+    await connect();
+    const src = await json<Source>(t.req("POST", "/repohost/sources", { url: "acme/specs" }, as("admin")));
+    await problem(
+      await t.req("POST", `/repohost/sources/${src.id}/mapping`, undefined, as("member")),
+      409,
+      "no_accepted_types",
+    );
+    await json(
+      t.req(
+        "POST",
+        `/repohost/sources/${src.id}/skipped`,
+        { docs: [{ path: "docs/notes.md", profile: "prd" }] },
+        as("member"),
+      ),
+    );
+    const pr = await json<{ pr_url: string; pr_number: number }>(
+      t.req("POST", `/repohost/sources/${src.id}/mapping`, undefined, as("member")),
+    );
+    const opened = repo.pulls.get(pr.pr_number)!;
+    const config = repo.commits.get(opened.head)!.files.get(".spec-review/config.yaml")!;
+    expect(config).toContain("types:\n  docs/notes.md: prd\n");
+    // The branch itself is untouched until someone merges the pull request.
+    expect(repo.commits.get(repo.branches.get("main")!)!.files.has(".spec-review/config.yaml")).toBe(false);
+
+    // Merged: the repository holds the type, so the service's own acceptance can go.
+    gh.commit(repo, { ".spec-review/config.yaml": config }, { message: "Merge types", author: "lee" });
+    await json(t.req("POST", `/repohost/sources/${src.id}/sync`, undefined, as("admin")));
+    await json(
+      t.req(
+        "POST",
+        `/repohost/sources/${src.id}/skipped`,
+        { docs: [{ path: "docs/notes.md", profile: "" }] },
+        as("member"),
+      ),
+    );
+    const list = await json<{ items: Bundle[] }>(t.req("GET", "/bundles", undefined, as("admin")));
+    expect(list.items.find((b) => b.slug === "docs")!.docs[0]).toMatchObject({ profile_key: "prd" });
+    const skipped = await json<{ items: Array<{ path: string }> }>(
+      t.req("GET", `/repohost/sources/${src.id}/skipped`, undefined, as("member")),
+    );
+    expect(skipped.items.map((i) => i.path)).toEqual(["README.md"]);
+  });
 });

@@ -1774,10 +1774,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * open a pull request that writes the accepted types into the repo's service configuration file
-         * @description Not built yet: answers 501 `not_implemented`.
-         */
+        /** open a pull request that writes the accepted types into the repo's service configuration file */
         post: operations["openMappingPullRequest"];
         delete?: never;
         options?: never;
