@@ -16,7 +16,7 @@ import { apiUrlFromEnv } from "../server/repohost/github.js";
 import { createServices } from "../server/services.js";
 import specReview from "./index.js";
 import type { ThreadSink } from "./threads-port.js";
-import { serviceThreadSink } from "./threads-sink.js";
+import { githubReplies, serviceThreadSink } from "./threads-sink.js";
 
 export const WEBHOOKS_PATH = "/api/github/webhooks";
 
@@ -75,6 +75,8 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       baseUrl: apiUrl,
       logLevel: opts.debug ? "debug" : "warn",
     });
+    // Messages posted in the service into threads a review comment opened reply on GitHub.
+    const stopReplies = opts.threads ? () => {} : githubReplies(services, repohost);
     const webhooks = await createNodeMiddleware(
       specReview({
         db: services.db,
@@ -125,6 +127,7 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       port,
       close: async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        stopReplies();
         await services.close();
       },
     };

@@ -4,7 +4,9 @@
  * doc as a whole when that text is not there yet, as in a pull request that adds it), and
  * a reply becomes a message of the thread its first comment opened. Each comment is
  * carried once (github_comment_threads); a comment starting with `@spec-review` opens a
- * thread for the AI, which answers it in the service.
+ * thread for the AI. The other way, `githubReplies`: a message posted in such a thread in
+ * the service (a person's or the AI's answer) becomes a reply under the thread's first
+ * comment on GitHub, and the webhook of that reply is not carried back.
  */
 import { eq } from "drizzle-orm";
 import { anchorAt } from "../core/anchor/anchor.js";
@@ -14,6 +16,7 @@ import { githubCommentThreads } from "../server/db/schema.js";
 import type { Deps } from "../server/deps.js";
 import type { Author } from "../server/threads/service.js";
 import { personAuthor } from "../server/wiring.js";
+import type { RepohostSources } from "../server/repohost/sources.js";
 import type { CommentAuthor, ThreadSink } from "./threads-port.js";
 
 /** A GitHub commenter: the matching account, else recorded by login (never a member by accident). */
@@ -30,16 +33,45 @@ async function threadOf(d: Deps, commentId: number): Promise<string | undefined>
   return row?.threadId;
 }
 
-async function remember(d: Deps, commentId: number, threadId: string): Promise<void> {
+interface Place {
+  repo: string;
+  pullNumber: number;
+  rootCommentId: number;
+}
+
+async function remember(
+  d: Pick<Deps, "db" | "clock">,
+  commentId: number,
+  threadId: string,
+  at: Place,
+): Promise<void> {
   await d.db
     .insert(githubCommentThreads)
-    .values({ commentId, threadId, createdAt: d.clock.now() })
+    .values({ commentId, threadId, ...at, createdAt: d.clock.now() })
     .onConflictDoNothing();
 }
+
+/** Where a thread's first comment is on GitHub, when a comment opened it. */
+async function placeOf(d: Pick<Deps, "db">, threadId: string): Promise<Place | undefined> {
+  const [row] = await d.db
+    .select({
+      repo: githubCommentThreads.repo,
+      pullNumber: githubCommentThreads.pullNumber,
+      rootCommentId: githubCommentThreads.rootCommentId,
+    })
+    .from(githubCommentThreads)
+    .where(eq(githubCommentThreads.threadId, threadId))
+    .limit(1);
+  return row && row.repo !== "" ? row : undefined;
+}
+
+/** Marks a comment the service wrote itself (invisible on GitHub): never carried back in. */
+export const FROM_SERVICE = "<!-- spec-review: posted from a thread -->";
 
 export function serviceThreadSink(d: Deps): ThreadSink {
   return {
     async openFromComment(input) {
+      if (input.body.includes(FROM_SERVICE)) return undefined;
       const known = await threadOf(d, input.commentId);
       if (known) return { threadId: known };
       const rec = await d.store.doc(input.docId);
@@ -74,15 +106,58 @@ export function serviceThreadSink(d: Deps): ThreadSink {
             .slice(0, 200) || "Review comment",
         body,
       });
-      await remember(d, input.commentId, thread.id);
+      await remember(d, input.commentId, thread.id, {
+        repo: rec.bundle.origin?.repo ?? "",
+        pullNumber: input.pullNumber,
+        rootCommentId: input.commentId,
+      });
       return { threadId: thread.id };
     },
     async addReply(input) {
+      if (input.body.includes(FROM_SERVICE)) return;
       if (await threadOf(d, input.commentId)) return; // carried already
       const threadId = await threadOf(d, input.inReplyTo);
       if (!threadId) return; // a reply to a comment that opened no thread (not on a spec doc)
-      await d.threads.post(await authorOf(d, input.author), threadId, input.body);
-      await remember(d, input.commentId, threadId);
+      const at = await placeOf(d, threadId);
+      await d.threads.post(await authorOf(d, input.author), threadId, input.body, "github");
+      await remember(
+        d,
+        input.commentId,
+        threadId,
+        at ?? { repo: "", pullNumber: 0, rootCommentId: input.inReplyTo },
+      );
     },
   };
+}
+
+/**
+ * Messages posted in the service into threads a GitHub comment opened go back to GitHub as
+ * replies under that comment (through the App's installation or the workspace token). A
+ * failure is logged; the message stays in the service. Answers a function that stops it.
+ */
+export function githubReplies(
+  d: Pick<Deps, "db" | "clock" | "logger" | "threads">,
+  sources: Pick<RepohostSources, "clientForRepo">,
+): () => void {
+  return d.threads.onPosted((m) => {
+    if (m.origin === "github") return;
+    void (async () => {
+      const at = await placeOf(d, m.threadId);
+      if (!at) return;
+      const [owner, name] = at.repo.split("/") as [string, string];
+      const api = await sources.clientForRepo(owner, name);
+      const res = await api.request<{ id: number }>(
+        "POST",
+        `/repos/${at.repo}/pulls/${at.pullNumber}/comments/${at.rootCommentId}/replies`,
+        { body: `**${m.author.name}** (in spec-review):\n\n${m.body}\n\n${FROM_SERVICE}` },
+      );
+      // Its webhook comes back: the comment is known, so it is not carried in again.
+      await remember(d, res.data.id, m.threadId, at);
+    })().catch((err: unknown) =>
+      d.logger.warn("a thread message was not replied on GitHub", {
+        thread: m.threadId,
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+  });
 }

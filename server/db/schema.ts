@@ -1006,11 +1006,22 @@ export const repohostDeliveries = pgTable("repohost_deliveries", {
   receivedAt: ts("received_at").notNull(),
 });
 
-/** Which thread a GitHub review comment opened or was carried into (app/threads-sink.ts), so each is carried once. */
-export const githubCommentThreads = pgTable("github_comment_threads", {
-  commentId: bigint("comment_id", { mode: "number" }).primaryKey(),
-  threadId: uuid("thread_id")
-    .notNull()
-    .references(() => threads.id, { onDelete: "cascade" }),
-  createdAt: ts("created_at").notNull(),
-});
+/**
+ * Which thread a GitHub review comment opened or was carried into, and where it is on
+ * GitHub (app/threads-sink.ts): each comment is carried once, either way.
+ */
+export const githubCommentThreads = pgTable(
+  "github_comment_threads",
+  {
+    commentId: bigint("comment_id", { mode: "number" }).primaryKey(),
+    threadId: uuid("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    /** `owner/name`, the pull request, and the comment that opened the thread (replies go under it). */
+    repo: text("repo").notNull(),
+    pullNumber: integer("pull_number").notNull(),
+    rootCommentId: bigint("root_comment_id", { mode: "number" }).notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("github_comment_threads_thread").on(t.threadId)],
+);

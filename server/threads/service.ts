@@ -39,6 +39,15 @@ export interface Author {
 
 export const AI_AUTHOR: Author = { id: "ai", name: "AI reviewer", kind: "ai" };
 
+/** A message just added to a thread; `origin` names where it came from when not the service (`github`). */
+export interface PostedMessage {
+  threadId: string;
+  messageId: string;
+  author: Author;
+  body: string;
+  origin?: string;
+}
+
 export interface NewThread {
   anchor_kind: AnchorKind;
   anchor: unknown;
@@ -295,8 +304,32 @@ export class ThreadService {
     });
   }
 
-  /** Post a message; in a thread for the AI, the AI's answer follows (see `answered`). */
-  async post(author: Author, threadId: string, body: string): Promise<MessageApi> {
+  private readonly postedListeners: Array<(m: PostedMessage) => void> = [];
+
+  /** Calls `fn` after each message is added (people's and the AI's); answers a function that stops it. */
+  onPosted(fn: (m: PostedMessage) => void): () => void {
+    this.postedListeners.push(fn);
+    return () => {
+      const i = this.postedListeners.indexOf(fn);
+      if (i >= 0) this.postedListeners.splice(i, 1);
+    };
+  }
+
+  private posted(m: PostedMessage): void {
+    for (const fn of this.postedListeners) {
+      try {
+        fn(m);
+      } catch (err) {
+        this.deps.logger.warn("threads: a listener of posted messages failed", { error: String(err) });
+      }
+    }
+  }
+
+  /**
+   * Post a message; in a thread for the AI, the AI's answer follows (see `answered`).
+   * `origin`: where the message comes from when not through the service (`github`).
+   */
+  async post(author: Author, threadId: string, body: string, origin?: string): Promise<MessageApi> {
     const t = await this.thread(threadId);
     if (t.status !== "open")
       throw new ApiError("thread_resolved", `thread ${threadId} is resolved; reopen it to post`);
@@ -312,6 +345,7 @@ export class ThreadService {
       row.id,
     );
     if (ai) this.queueAnswer(threadId);
+    this.posted({ threadId, messageId: row.id, author, body, ...(origin ? { origin } : {}) });
     return messageView(row);
   }
 
@@ -404,6 +438,7 @@ export class ThreadService {
         requireOpen: false,
         answering: more,
       });
+      this.posted({ threadId, messageId: row.id, author: AI_AUTHOR, body: reply.body });
       await addInboxItems(
         this.db,
         [

@@ -239,6 +239,41 @@ describe("GitHub App", () => {
       ),
       "The `expires_at` field.",
     ]);
+    // A message posted in the service is a reply under the first comment on GitHub; its own
+    // webhook is not carried back in.
+    gh.reviewReplies.length = 0;
+    expect(
+      (
+        await h.t.req(
+          "POST",
+          `/threads/${threads.items[0]!.id as string}/messages`,
+          { body: "Agreed: `expires_at`, in UTC." },
+          as("admin"),
+        )
+      ).status,
+    ).toBe(201);
+    for (let i = 0; i < 100 && gh.reviewReplies.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(gh.reviewReplies).toEqual([
+      expect.objectContaining({
+        pull: 7,
+        inReplyTo: 88001,
+        body: expect.stringContaining("Agreed: `expires_at`, in UTC."),
+      }),
+    ]);
+    const echo = { ...comment } as { comment: Record<string, unknown> };
+    echo.comment = {
+      ...echo.comment,
+      id: gh.reviewReplies[0]!.id,
+      in_reply_to_id: 88001,
+      body: gh.reviewReplies[0]!.body,
+    };
+    await h.probot.receive({ id: "s-9", name: "pull_request_review_comment", payload: echo } as never);
+    const withReply = await json<{ messages: unknown[] }>(
+      h.t.req("GET", `/threads/${threads.items[0]!.id as string}`, undefined, as("admin")),
+    );
+    expect(withReply.messages).toHaveLength(3);
+
     // Not a member: recorded by GitHub login, shown as such.
     expect(thread.messages[0]).toMatchObject({ author_name: "@lee on GitHub", author_kind: "guest" });
 

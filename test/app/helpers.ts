@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { Probot } from "probot";
 import specReview from "../../app/index.js";
 import type { ReviewCommentInput, ThreadSink } from "../../app/threads-port.js";
-import { serviceThreadSink } from "../../app/threads-sink.js";
+import { githubReplies, serviceThreadSink } from "../../app/threads-sink.js";
 import { packageRoot } from "../../server/paths.js";
 import { makeTestApp, type TestApp } from "../helpers/app.js";
 import { testAuthenticator } from "../helpers/actors.js";
@@ -71,6 +71,7 @@ export async function startHarness(
     logLevel: "fatal",
   });
   const threads = new RecordingThreads();
+  if (sink === "service") githubReplies(t.services, t.services.repohost!);
   await probot.load(
     specReview({
       db: t.services.db,

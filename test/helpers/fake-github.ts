@@ -53,6 +53,8 @@ export class FakeGitHub {
   readonly tokens = new Map<string, string>([["ghp_good_token_1234", "octo-admin"]]);
   readonly checkRuns: Array<{ id: number; body: Record<string, unknown> }> = [];
   readonly comments = new Map<number, Array<{ id: number; body: string }>>();
+  /** Replies to review comments: POST /pulls/{n}/comments/{id}/replies. */
+  readonly reviewReplies: Array<{ pull: number; inReplyTo: number; id: number; body: string }> = [];
   /** Trees made through POST /git/trees: sha -> files. */
   readonly trees = new Map<string, Map<string, string>>();
   private server: Server | undefined;
@@ -275,6 +277,17 @@ export class FakeGitHub {
       for (const p of base.files.keys())
         if (!head.files.has(p)) files.push({ filename: p, status: "removed", sha: null });
       return this.send(res, call, 200, { status: "ahead", commits: commits.map(rawCommit), files });
+    }
+    if (m === "POST" && (mm = /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(rest))) {
+      if (!repo.pulls.has(Number(mm[1]))) return this.send(res, call, 404, { message: "Not Found" });
+      const id = ++this.seq;
+      this.reviewReplies.push({
+        pull: Number(mm[1]),
+        inReplyTo: Number(mm[2]),
+        id,
+        body: (call.body as { body: string }).body,
+      });
+      return this.send(res, call, 201, { id, in_reply_to_id: Number(mm[2]) });
     }
     if (m === "GET" && (mm = /^\/pulls\/(\d+)$/.exec(rest))) {
       const pr = repo.pulls.get(Number(mm[1]));
