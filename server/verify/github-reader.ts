@@ -36,7 +36,11 @@ export function githubRepoReader(sources: RepohostSources): RepoReader {
   /** The full id of a commit, or commit_not_found. */
   const commitSha = async (api: GitHubApi, repo: string, ref: string): Promise<string> => {
     try {
-      const res = await api.request<{ sha: string }>("GET", `/repos/${repo}/git/commits/${ref}`);
+      // A full id is read as a git object; a short one through the commits API, which expands it.
+      const path = /^[0-9a-f]{40}$/i.test(ref)
+        ? `/repos/${repo}/git/commits/${ref}`
+        : `/repos/${repo}/commits/${ref}`;
+      const res = await api.request<{ sha: string }>("GET", path);
       return res.data.sha;
     } catch (err) {
       if (err instanceof GitHubError && (err.status === 404 || err.status === 422))
