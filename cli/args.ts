@@ -6,6 +6,33 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
+/** A bad argument a command's own parser found: its message goes to stderr, exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * Runs a command's own parser: its options; or, when it asked for help (usage printed) or
+ * threw a UsageError (written to stderr), the exit code to answer (0 or 2).
+ */
+export function parseOrUsage<T>(
+  command: string,
+  parse: () => T | "help",
+  usage: string,
+): { options: T } | { exit: number } {
+  let parsed: T | "help";
+  try {
+    parsed = parse();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`spec-review ${command}: ${err.message} (see spec-review ${command} --help)\n`);
+    return { exit: 2 };
+  }
+  if (parsed === "help") {
+    process.stdout.write(usage);
+    return { exit: 0 };
+  }
+  return { options: parsed };
+}
+
 /** Writes `spec-review <command>: <message> (try --help)` to stderr; answers exit code 2. */
 export function usageError(command: string, message: string): number {
   process.stderr.write(`spec-review ${command}: ${message} (try --help)\n`);

@@ -3,6 +3,7 @@
  * bundles (the service runs inside this process, with no HTTP port), or with `--url` on a
  * running service (local or hosted), through its HTTP API with an API token.
  */
+import { parseOrUsage, UsageError } from "./args.js";
 import { parseArgs } from "node:util";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -34,8 +35,6 @@ Environment:
   DATABASE_URL        postgres://… instead of the embedded database (folder mode)
   LOG_LEVEL           debug for more log lines (on stderr)
 `;
-
-class UsageError extends Error {}
 
 export type McpOptions =
   | { kind: "remote"; url: string; token?: string }
@@ -101,20 +100,9 @@ export function parseMcpArgs(
 }
 
 export async function mcpCommand(argv: string[]): Promise<number> {
-  let opts;
-  try {
-    opts = parseMcpArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`spec-review mcp: ${err.message} (see spec-review mcp --help)\n`);
-      return 2;
-    }
-    throw err;
-  }
-  if (opts === "help") {
-    process.stdout.write(MCP_USAGE);
-    return 0;
-  }
+  const parsed = parseOrUsage("mcp", () => parseMcpArgs(argv), MCP_USAGE);
+  if ("exit" in parsed) return parsed.exit;
+  const opts = parsed.options;
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const { createMcpServer } = await import("../server/mcp-server/server.js");
   const { inProcessApi, remoteApi } = await import("../server/mcp-server/api.js");

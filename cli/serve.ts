@@ -2,6 +2,7 @@
  * `spec-review serve [folder]`: the HTTP API over one folder, on embedded PGlite or Postgres.
  * `spec-review serve --hosted`: hosted mode, bundles held in the database, no folder.
  */
+import { parseOrUsage, UsageError } from "./args.js";
 import { parseArgs } from "node:util";
 import {
   accessSync,
@@ -54,8 +55,6 @@ them), plus each --profiles folder; a profile with the key of an earlier one rep
 
 Migrations run at start. Edits made on disk by other programs become versions by "local".
 `;
-
-class UsageError extends Error {}
 
 export interface ServeOptions {
   mode: "local" | "hosted";
@@ -142,20 +141,9 @@ export function parseServeArgs(
 }
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  let opts;
-  try {
-    opts = parseServeArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`spec-review serve: ${err.message} (see spec-review serve --help)\n`);
-      return 2;
-    }
-    throw err;
-  }
-  if (opts === "help") {
-    process.stdout.write(SERVE_USAGE);
-    return 0;
-  }
+  const parsed = parseOrUsage("serve", () => parseServeArgs(argv), SERVE_USAGE);
+  if ("exit" in parsed) return parsed.exit;
+  const opts = parsed.options;
   if (opts.mode === "hosted") {
     const problem = await secretKeyProblem();
     if (problem) {
