@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { UsageError } from "./args.js";
 
 export const ADMIN_USAGE = `Usage: spec-review admin <command> [options]
 
@@ -29,8 +30,6 @@ Environment:
 
 With an embedded database, stop the service first: only one process can open it.
 `;
-
-class UsageError extends Error {}
 
 export interface AdminIo {
   out: (line: string) => void;

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { parseOrUsage, UsageError } from "./args.js";
 
 export const APP_USAGE = `Usage: spec-review app [options]
 
@@ -30,25 +31,31 @@ Environment:
   PUBLIC_URL              the address people reach the service at
 `;
 
-class UsageError extends Error {}
-
 function need(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name]?.trim();
-  if (!v) throw new UsageError(`${name} is not set (see spec-review app --help)`);
+  if (!v) throw new UsageError(`${name} is not set`);
   return v;
 }
 
 export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv = process.env) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      "data-dir": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    allowPositionals: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        "data-dir": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw new UsageError(
+      err instanceof Error ? (err.message.split(/\.\s|\n/)[0] ?? err.message) : String(err),
+    );
+  }
+  const { values, positionals } = parsed;
   if (values.help) return "help" as const;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const port = Number(values.port ?? env["PORT"] ?? "3000");
@@ -74,20 +81,9 @@ export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
 }
 
 export async function appCommand(argv: string[]): Promise<number> {
-  let opts;
-  try {
-    opts = parseAppArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`spec-review app: ${(err as Error).message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  if (opts === "help") {
-    process.stdout.write(APP_USAGE);
-    return 0;
-  }
+  const parsed = parseOrUsage("app", () => parseAppArgs(argv), APP_USAGE);
+  if ("exit" in parsed) return parsed.exit;
+  const opts = parsed.options;
   if (!opts.databaseUrl) mkdirSync(opts.dataDir, { recursive: true });
   const { startApp } = await import("../app/server.js");
   const running = await startApp(opts);
