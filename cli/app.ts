@@ -6,8 +6,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { parseOrUsage, UsageError } from "./args.js";
+import { parseOrUsage, strictArgs, UsageError } from "./args.js";
 
 export const APP_USAGE = `Usage: spec-review app [options]
 
@@ -38,24 +37,12 @@ function need(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv = process.env) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        "data-dir": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-    });
-  } catch (err) {
-    throw new UsageError(
-      err instanceof Error ? (err.message.split(/\.\s|\n/)[0] ?? err.message) : String(err),
-    );
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = strictArgs(argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "data-dir": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   if (values.help) return "help" as const;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const port = Number(values.port ?? env["PORT"] ?? "3000");

@@ -10,6 +10,19 @@ type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 export class UsageError extends Error {}
 
 /**
+ * `parseArgs`, strict, positionals allowed; a bad argument becomes a UsageError naming it
+ * in the first sentence of Node's message ("Unknown option '--x'").
+ */
+export function strictArgs<const O extends ParseArgsOptionsConfig>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError((message.split(/\.\s|\n/)[0] ?? message).trim());
+  }
+}
+
+/**
  * Runs a command's own parser: its options; or, when it asked for help (usage printed) or
  * threw a UsageError (written to stderr), the exit code to answer (0 or 2).
  */

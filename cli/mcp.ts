@@ -3,8 +3,7 @@
  * bundles (the service runs inside this process, with no HTTP port), or with `--url` on a
  * running service (local or hosted), through its HTTP API with an API token.
  */
-import { parseOrUsage, UsageError } from "./args.js";
-import { parseArgs } from "node:util";
+import { parseOrUsage, strictArgs, UsageError } from "./args.js";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { repositoryProfilesDir } from "../node/profiles.js";
@@ -44,23 +43,13 @@ export function parseMcpArgs(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
 ): McpOptions | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        url: { type: "string" },
-        "data-dir": { type: "string" },
-        profiles: { type: "string", multiple: true },
-        "no-watch": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message.split("\n")[0] : String(err));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = strictArgs(argv, {
+    url: { type: "string" },
+    "data-dir": { type: "string" },
+    profiles: { type: "string", multiple: true },
+    "no-watch": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
   if (values.help) return "help";
   if (values.url !== undefined) {
     const local = positionals.length > 0 || values["data-dir"] || values.profiles || values["no-watch"];

@@ -2,8 +2,7 @@
  * `spec-review serve [folder]`: the HTTP API over one folder, on embedded PGlite or Postgres.
  * `spec-review serve --hosted`: hosted mode, bundles held in the database, no folder.
  */
-import { parseOrUsage, UsageError } from "./args.js";
-import { parseArgs } from "node:util";
+import { parseOrUsage, strictArgs, UsageError } from "./args.js";
 import {
   accessSync,
   constants,
@@ -77,27 +76,17 @@ export function parseServeArgs(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
 ): ServeOptions | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        hosted: { type: "boolean" },
-        "public-url": { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        "data-dir": { type: "string" },
-        profiles: { type: "string", multiple: true },
-        "no-watch": { type: "boolean" },
-        "allow-remote": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message.split("\n")[0] : String(err));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = strictArgs(argv, {
+    hosted: { type: "boolean" },
+    "public-url": { type: "string" },
+    port: { type: "string" },
+    host: { type: "string" },
+    "data-dir": { type: "string" },
+    profiles: { type: "string", multiple: true },
+    "no-watch": { type: "boolean" },
+    "allow-remote": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
   if (values.help) return "help";
   const hosted = values.hosted === true;
   if (hosted && positionals.length > 0)
