@@ -240,7 +240,7 @@ function McpItem({
         <span class="muted"> no tool allowed yet</span>
       )}
       <div class="item-actions">
-        <Button label={`${open ? "Hide" : "List"} the tools of ${c.name}`} onClick={() => setOpen(!open)}>
+        <Button label={`${open ? "Hide" : "List"} tools of ${c.name}`} onClick={() => setOpen(!open)}>
           {open ? "Hide tools" : "List tools"}
         </Button>{" "}
         <Button label={`Edit MCP connection ${c.name}`} onClick={onEdit}>

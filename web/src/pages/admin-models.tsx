@@ -82,7 +82,7 @@ function TestCall({ backend, model }: { backend: Backend; model: string }) {
       <Button
         busy={act.busy}
         disabled={!model}
-        label={`Test ${backend.name} with ${model || "a model"}`}
+        label={`Test call: ${backend.name} with ${model || "a model"}`}
         onClick={() =>
           void act
             .run(() =>
@@ -416,7 +416,7 @@ function RoleForm({
         </button>{" "}
         {role.backend_id ? (
           <Button
-            label={`Remove the assignment of ${role.role}`}
+            label={`Unassign ${role.role}`}
             busy={act.busy}
             onClick={() =>
               void act
