@@ -5,7 +5,8 @@
  * assigned to the reviewer role with prices and its test call answered by the fake, a
  * change that keeps the stored secret, a real MCP server over stdio added, its tools
  * listed and the connection deleted after a confirm step (by keyboard), the backend's
- * delete refused while a role uses it and done after unassigning; every change is still
+ * delete refused while a role uses it and done after unassigning, an agent CLI backend
+ * refused without the command its custom preset needs, then added; every change is still
  * there after a reload; axe-core finds no serious or critical violation at 1280 px and at
  * phone width, and the page does not scroll sideways there.
  */
@@ -34,6 +35,9 @@ const MODEL = "fake-model-1";
 interface Backend {
   id: string;
   name: string;
+  kind: string;
+  preset?: string;
+  command?: string[];
   base_url?: string;
   secret_last4: string;
   roles: string[];
@@ -250,6 +254,32 @@ describe.skipIf(!browserAvailable("admin.test.ts"))("the admin page's forms", { 
     expect(await backends()).toEqual([]);
     await openAdmin();
     expect(await mainText()).toContain("No backend yet");
+  });
+
+  it("adds an agent CLI backend with a custom command once the form has the fields its preset needs", async () => {
+    await page.getByText("Add a model backend").click();
+    const form = addBackend();
+    await form.getByLabel("Kind").selectOption("agent_cli");
+    expect(await form.getByLabel(/^Base URL/).count()).toBe(0);
+    await form.getByLabel("Name").fill("My CLI");
+    await form.getByLabel("Agent preset").selectOption("custom");
+    await form.getByRole("button", { name: "Add the backend" }).click();
+    const alert = form.locator("[role=alert]");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain("body.command: required for preset custom");
+
+    await form.getByLabel(/^Command/).fill("my-agent\n--model\n{model}\n");
+    await form.getByLabel("Prompt given by").selectOption("stdin");
+    await form.getByRole("button", { name: "Add the backend" }).click();
+    await backendRow("My CLI").waitFor();
+    expect(await backendRow("My CLI").innerText()).toContain("my-agent --model {model}");
+    expect(await backends()).toMatchObject([
+      { name: "My CLI", kind: "agent_cli", preset: "custom", command: ["my-agent", "--model", "{model}"] },
+    ]);
+    await backendRow("My CLI").getByRole("button", { name: "Delete backend My CLI" }).click();
+    await backendRow("My CLI").getByRole("button", { name: "Yes, delete" }).click();
+    await backendRow("My CLI").waitFor({ state: "detached" });
+    expect(await backends()).toEqual([]);
   });
 
   it("passes axe-core with its forms open at 1280 px and at phone width, without sideways scroll", async () => {
