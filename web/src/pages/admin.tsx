@@ -1,106 +1,15 @@
 /**
- * `/admin` (admins): model backends and roles with a test call, this month's token budget,
- * workspace settings, invites and reset links, MCP connections with their tools, and the
- * repohost token. Secrets are write-only: only their last 4 characters ever show.
+ * `/admin` (admins): model backends and roles with a test call (admin-models.tsx), this
+ * month's token budget, workspace settings, invites and reset links, MCP connections with
+ * their tools (admin-mcp.tsx), and the repohost token. Secrets are write-only: only their
+ * last 4 characters ever show.
  */
 import { useState } from "preact/hooks";
 import { api, call, type Schemas } from "../api/client";
 import { Link } from "../router";
 import { Button, ProblemBox, Show, useAction, useApi, when } from "../ui";
-
-function TestCall({ backend, model }: { backend: Schemas["Backend"]; model: string }) {
-  const act = useAction();
-  const [result, setResult] = useState<Schemas["BackendTestResult"]>();
-  return (
-    <span>
-      <Button
-        busy={act.busy}
-        disabled={!model}
-        label={`Test ${backend.name} with ${model || "a model"}`}
-        onClick={() =>
-          void act
-            .run(() =>
-              call(
-                api.POST("/admin/backends/{backendId}/test", {
-                  params: { path: { backendId: backend.id } },
-                  body: { model },
-                }),
-              ),
-            )
-            .then((r) => r && setResult(r))
-        }
-      >
-        Test call
-      </Button>
-      {result ? (
-        <span role="status" class={result.ok ? "ok-text" : "problem-text"}>
-          {" "}
-          {result.ok
-            ? `answered in ${result.duration_ms} ms: ${result.answer ?? ""}`
-            : `failed: ${result.error ?? ""}`}
-        </span>
-      ) : null}
-      <ProblemBox error={act.error} />
-    </span>
-  );
-}
-
-function Models() {
-  const backends = useApi(() => call(api.GET("/admin/backends", {})), []);
-  const roles = useApi(() => call(api.GET("/admin/roles", {})), []);
-  return (
-    <section aria-labelledby="models-h">
-      <h2 id="models-h">Model backends and roles</h2>
-      <Show loaded={backends} what="Backends">
-        {(b) =>
-          b.items.length === 0 ? (
-            <p class="muted">No backend yet: full reviews need one (POST /admin/backends).</p>
-          ) : (
-            <div class="scroll" tabIndex={0} role="region" aria-label="Scrollable table">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Backend</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Secret</th>
-                    <th scope="col">Roles</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {b.items.map((x) => (
-                    <tr key={x.id}>
-                      <td>{x.name}</td>
-                      <td>{x.kind}</td>
-                      <td>{x.has_secret ? `…${x.secret_last4}` : "none"}</td>
-                      <td>{x.roles.join(", ")}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Show>
-      <h3>Roles</h3>
-      <Show loaded={roles} what="Roles">
-        {(r) => (
-          <ul class="plain">
-            {r.items.map((role) => {
-              const backend = backends.data?.items.find((b) => b.id === role.backend_id);
-              return (
-                <li key={role.role}>
-                  <strong>{role.role}</strong>: {backend?.name ?? "no backend"}{" "}
-                  {role.model ? <code>{role.model}</code> : null}{" "}
-                  {backend ? <TestCall backend={backend} model={role.model ?? ""} /> : null}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-      </Show>
-    </section>
-  );
-}
+import { Mcp } from "./admin-mcp";
+import { Models } from "./admin-models";
 
 function BudgetCard() {
   const budget = useApi(() => call(api.GET("/admin/budget", {})), []);
@@ -310,58 +219,6 @@ function ResetLinks() {
       ) : null}
       <ProblemBox error={act.error} />
     </div>
-  );
-}
-
-function McpTools({ id }: { id: string }) {
-  const tools = useApi(
-    () => call(api.GET("/admin/mcp/{connectionId}/tools", { params: { path: { connectionId: id } } })),
-    [id],
-  );
-  return (
-    <Show loaded={tools} what="Tools">
-      {(t) => (
-        <ul>
-          {t.items.map((tool) => (
-            <li key={tool.name}>
-              <code>{tool.name}</code> {tool.read_only ? <span class="tag">read-only</span> : null}
-              {tool.destructive ? <span class="tag blocking">destructive</span> : null} {tool.description}
-            </li>
-          ))}
-        </ul>
-      )}
-    </Show>
-  );
-}
-
-function Mcp() {
-  const list = useApi(() => call(api.GET("/admin/mcp", {})), []);
-  const [open, setOpen] = useState<string>();
-  return (
-    <section aria-labelledby="mcp-h">
-      <h2 id="mcp-h">MCP connections</h2>
-      <Show loaded={list} what="MCP connections">
-        {(l) =>
-          l.items.length === 0 ? (
-            <p class="muted">None.</p>
-          ) : (
-            <ul class="plain">
-              {l.items.map((c) => (
-                <li key={c.id}>
-                  <strong>{c.name}</strong> <span class="tag">{c.transport}</span>{" "}
-                  {c.is_search ? <span class="tag">search</span> : null}{" "}
-                  {c.has_secret ? <span class="muted">secret …{c.secret_last4}</span> : null}{" "}
-                  <Button onClick={() => setOpen(open === c.id ? undefined : c.id)}>
-                    {open === c.id ? "Hide tools" : "List tools"}
-                  </Button>
-                  {open === c.id ? <McpTools id={c.id} /> : null}
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </Show>
-    </section>
   );
 }
 
