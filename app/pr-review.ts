@@ -6,6 +6,7 @@
  * their versions). The Build Ready check is posted in progress and completed when the
  * review ends; a newer push on the same pull request supersedes a review still running.
  */
+import { setMaxListeners } from "node:events";
 import { posix } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,6 +196,8 @@ export class PullReviews {
     const key = this.key(target.ref, target.number);
     this.supersede(target.ref, target.number, target.headSha);
     const abort = new AbortController();
+    // Every model call of the review listens to the signal (many at once, by design).
+    setMaxListeners(0, abort.signal);
     const entry: Running = { headSha: target.headSha, abort, done: Promise.resolve() };
     entry.done = review(abort.signal).finally(() => {
       if (this.running.get(key) === entry) this.running.delete(key);
