@@ -92,7 +92,7 @@ export async function planFullReview(
     tokens += e.tokens_in + e.tokens_out;
   }
   const left = await deps.budget.remaining(deps.clock.now());
-  if (left !== undefined && tokens > left)
+  if (left !== undefined && (tokens > left || left <= 0))
     return {
       kind: "over_budget",
       note:

@@ -23,7 +23,11 @@ interface CheckBody {
   head_sha?: string;
   status?: string;
   conclusion?: string;
-  output: { title: string; summary: string; annotations?: Array<{ path: string; title?: string }> };
+  output: {
+    title: string;
+    summary: string;
+    annotations?: Array<{ path: string; start_line: number; message: string; title?: string }>;
+  };
 }
 
 describe("GitHub App: a pull request's full review", () => {
@@ -150,11 +154,7 @@ describe("GitHub App: a pull request's full review", () => {
     const todoLine = headText.split("\n").findIndex((l) => l.startsWith("TODO:")) + 1;
     const ai = result.findings.filter((f) => f.stage !== "lint");
     expect(ai.length).toBeGreaterThan(0);
-    expect(
-      (annotations as Array<{ start_line: number; message: string }>).some(
-        (a) => a.start_line === todoLine && a.message === ai[0]!.message,
-      ),
-    ).toBe(true);
+    expect(annotations.some((a) => a.start_line === todoLine && a.message === ai[0]!.message)).toBe(true);
     expect(annotations.every((a) => a.path === "specs/checkout-api/api.md")).toBe(true);
     expect(new Set(annotations.map((a) => a.title))).toEqual(
       new Set(
