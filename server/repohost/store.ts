@@ -787,15 +787,24 @@ export class RepohostStore implements BundleStore {
           this.events.emit("changed", { bundleId: prior.b.id });
         }
         if (!sameGitFiles(prior.files, files)) {
-          const [c] = await api.commitsTouching(
+          const touching = await api.commitsTouching(
             source.owner,
             source.repo,
             head,
             folder === "." ? "" : folder,
           );
-          await this.repoVersion(source, prior, files, b.doc.path, b.doc.type, [
-            c ?? this.fallbackCommit(head),
-          ]);
+          // The commits since the one the bundle was last read at, each a version; when
+          // that one is not in the listing (history rewritten, or too far back): the newest.
+          const last = await this.commitOf(prior.rb.repoVersionId);
+          const i = last ? touching.findIndex((c) => c.sha === last) : -1;
+          await this.repoVersion(
+            source,
+            prior,
+            files,
+            b.doc.path,
+            b.doc.type,
+            i > 0 ? touching.slice(0, i).reverse() : [touching[0] ?? this.fallbackCommit(head)],
+          );
           result.touched++;
         }
         continue;
@@ -820,6 +829,16 @@ export class RepohostStore implements BundleStore {
     const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
     this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
     return result;
+  }
+
+  /** The commit a version was read at (none for a draft's own version). */
+  private async commitOf(versionId: string | null): Promise<string | undefined> {
+    if (!versionId) return undefined;
+    const [row] = await this.db
+      .select({ commit: repohostVersions.commit })
+      .from(repohostVersions)
+      .where(eq(repohostVersions.versionId, versionId));
+    return row?.commit;
   }
 
   private fallbackCommit(sha: string): CommitInfo {

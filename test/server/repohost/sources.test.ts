@@ -375,6 +375,26 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
       ["limits.txt", "added"],
     ]);
     expect(d23.files.find((f) => f.path === "api.md")!.patch).toContain("+At most 20 quotes a minute.");
+    // Commits that also add a bundle make the sync read the tree again: still a version per commit.
+    gh.commit(
+      repo,
+      { "specs/checkout-api/limits.txt": "10/min\n" },
+      { message: "Fewer quotes", author: "kai" },
+    );
+    gh.commit(
+      repo,
+      { "specs/checkout-api/limits.txt": "15/min\n", "specs/offline/offline.md": PRD_CRLF },
+      { message: "Offline drafts PRD, more quotes", author: "lee" },
+    );
+    expect(
+      await json<Source>(t.req("POST", `/repohost/sources/${src.id}/sync`, undefined, as("member"))),
+    ).toMatchObject({ bundles: 4 });
+    expect((await history(checkout)).slice(0, 3)).toEqual([
+      [5, "lee", "Offline drafts PRD, more quotes"],
+      [4, "kai", "Fewer quotes"],
+      [3, "dana", "Rate limit quotes"],
+    ]);
+
     const v2 = await t.req(
       "GET",
       `/docs/${checkout}/files/content?path=api.md&version=2`,
