@@ -238,7 +238,8 @@ export async function runFullReview(
     lint: readonly BundleResult[];
     /** Findings that are not in a bundle reviewed (invalid folders): kept as the lint saw them. */
     others: readonly BundleResult[];
-    summary: (results: readonly BundleResult[], notes: readonly string[]) => string;
+    /** The check's summary: the lint's (`full` false) or the full review's table, then `notes`. */
+    summary: (results: readonly BundleResult[], notes: readonly string[], full: boolean) => string;
     comment?: (results: readonly BundleResult[]) => Promise<void>;
   },
   signal: AbortSignal,
@@ -289,9 +290,11 @@ async function reviewAndComplete(
     await completeCheckRun(gh, ref, checkRunId, {
       conclusion: conclusionOf(all, "not_build_ready"),
       title: `${headline(all)} (full review)`,
-      summary: report.summary(all, [
-        `Full review: ${findings} finding${findings === 1 ? "" : "s"} from the lint and the models.`,
-      ]),
+      summary: report.summary(
+        all,
+        [`Full review: ${findings} finding${findings === 1 ? "" : "s"} from the lint and the models.`],
+        true,
+      ),
       annotations: annotationsOf(all),
     });
     await report.comment?.(all);
@@ -325,7 +328,7 @@ async function reviewAndComplete(
     await completeCheckRun(gh, ref, checkRunId, {
       conclusion: "failure",
       title: "The full review failed",
-      summary: report.summary(report.lint, [`The full review failed: ${reason}`]),
+      summary: report.summary(report.lint, [`The full review failed: ${reason}`], false),
       annotations: annotationsOf(report.lint),
     });
   }

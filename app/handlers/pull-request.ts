@@ -102,8 +102,14 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
     };
     const bundles = readBundles(checkout.root, results);
     const plan = await planFullReview(deps, bundles);
-    const summary = (rs: readonly BundleResult[], notes: readonly string[]) =>
-      [checkSummary(rs, report), ...notes].join("\n\n");
+    // The full review reads the pull request's files with the service's profiles.
+    const fullReport: ReportContext = {
+      ...report,
+      action: "Reviewed in full (the lint and the models)",
+      profiles: "the service's",
+    };
+    const summary = (rs: readonly BundleResult[], notes: readonly string[], full = false) =>
+      [checkSummary(rs, full ? fullReport : report), ...notes].join("\n\n");
     const notes = plan.kind === "none" ? [] : [plan.note];
     const run =
       plan.kind === "run"
@@ -122,13 +128,13 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
             annotations: annotationsOf(results),
           });
     const marker = commentMarker(checkName);
-    const comment = (rs: readonly BundleResult[]) =>
+    const comment = (rs: readonly BundleResult[], full = false) =>
       upsertComment(
         gh,
         ref,
         ev.number,
         marker,
-        commentBody(rs, report, { marker, checkName, checkRunUrl: run.url }),
+        commentBody(rs, full ? fullReport : report, { marker, checkName, checkRunUrl: run.url }),
         rs.length > 0,
       );
     await comment(results);
@@ -149,7 +155,7 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
             lint: results,
             others: results.filter((r) => r.problem !== undefined),
             summary,
-            comment: async (rs) => void (await comment(rs)),
+            comment: async (rs) => void (await comment(rs, true)),
           },
           signal,
         ),

@@ -141,6 +141,9 @@ describe("GitHub App: a pull request's full review", () => {
       conclusion: result.verdict.result === "build_ready" ? "success" : "failure",
     });
     expect(done!.output.title).toMatch(/\(full review\)$/);
+    expect(done!.output.summary).toMatch(
+      /^Reviewed in full \(the lint and the models\) the bundles pull request #7 touches/,
+    );
     expect(done!.output.summary).toContain("specs/checkout-api/api.md");
     expect(done!.output.summary).toContain(
       `| ${result.verdict.score} | ${result.verdict.must} | ${result.verdict.should} |`,
