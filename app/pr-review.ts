@@ -194,7 +194,8 @@ export class PullReviews {
   /** Run `review` in the background (a webhook answers at once); it ends its check itself. */
   start(target: PullTarget, review: (signal: AbortSignal) => Promise<void>): void {
     const key = this.key(target.ref, target.number);
-    this.supersede(target.ref, target.number, target.headSha);
+    // The new check supersedes any review still running here, even on the same head (reopened).
+    this.running.get(key)?.abort.abort(new Superseded(target.headSha));
     const abort = new AbortController();
     // Every model call of the review listens to the signal (many at once, by design).
     setMaxListeners(0, abort.signal);
