@@ -2,6 +2,7 @@
 import type { Db } from "../server/db/index.js";
 import type { Clock, Logger } from "../server/deps.js";
 import type { RepohostSources } from "../server/repohost/sources.js";
+import type { FullReviewDeps, PullReviews } from "./pr-review.js";
 import type { ThreadSink } from "./threads-port.js";
 
 export interface AppDeps {
@@ -18,4 +19,10 @@ export interface AppDeps {
   serverUrl: string;
   /** The GitHub API address the App calls (GHE_HOST's, else the public one). */
   apiUrl: string;
+  /** The review service's ad-hoc runner (a pull request's full review) and its roles. */
+  review: FullReviewDeps["review"];
+  /** This month's token budget: a pull request's full review runs only when it holds the estimate. */
+  budget: FullReviewDeps["budget"];
+  /** The full reviews running, one per pull request (a newer push supersedes the older). */
+  pullReviews: PullReviews;
 }

@@ -6,7 +6,8 @@
  *   installation               logged (sources find their installation when they read)
  *   push                       the sources on that branch sync at once
  *   pull_request opened, synchronize, reopened
- *                              lint the touched bundles, Build Ready check + sticky comment
+ *                              lint the touched bundles, Build Ready check + sticky comment;
+ *                              with models and budget, a full review completes the check
  *   pull_request_review_comment a thread (or a message) through the threads port
  *   issue_comment              logged (conversation comments have no line to anchor to)
  */

@@ -15,6 +15,7 @@ import { packageRoot } from "../server/paths.js";
 import { apiUrlFromEnv } from "../server/repohost/github.js";
 import { createServices } from "../server/services.js";
 import specReview from "./index.js";
+import { PullReviews } from "./pr-review.js";
 import type { ThreadSink } from "./threads-port.js";
 import { githubReplies, serviceThreadSink } from "./threads-sink.js";
 
@@ -77,6 +78,7 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
     });
     // Messages posted in the service into threads a review comment opened reply on GitHub.
     const stopReplies = opts.threads ? () => {} : githubReplies(services, repohost);
+    const pullReviews = new PullReviews();
     const webhooks = await createNodeMiddleware(
       specReview({
         db: services.db,
@@ -88,6 +90,9 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
         checkName: "Build Ready",
         serverUrl: serverUrlOf(apiUrl),
         apiUrl,
+        review: services.review,
+        budget: services.budget,
+        pullReviews,
       }),
       { probot, webhooksPath: WEBHOOKS_PATH },
     );
@@ -128,6 +133,8 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       close: async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         stopReplies();
+        // Reviews still running complete their checks as cancelled before the database closes.
+        await pullReviews.stop();
         await services.close();
       },
     };

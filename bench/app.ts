@@ -5,7 +5,8 @@
  * asset) from a local fake GitHub API over HTTP (test/helpers/fake-github.ts), on the real
  * service graph (hosted mode, embedded PGlite):
  *   1. the first read (POST /repohost/sources: tree, every markdown file, each folder's history);
- *   2. a push that touches 3 bundles (POST /repohost/sources/{id}/sync);
+ *   2. a push of 3 commits, each touching one bundle (POST /repohost/sources/{id}/sync):
+ *      each commit is a version of its bundle;
  *   3. a sync with nothing new (one conditional request, answered 304).
  * Prints the API calls and wall time of each. Aim: the incremental sync makes at most
  * 5 calls plus one per touched bundle.
@@ -106,13 +107,16 @@ const first = await measure(`first read (${BUNDLES} bundles)`, () =>
   req("POST", "/repohost/sources", { url: "acme/specs" }),
 );
 const id = first.out["id"] as string;
-const changes: Record<string, string> = {};
+// One push, one commit per touched bundle: each becomes its own version.
 for (let i = 0; i < TOUCHED; i++) {
   const n = Math.floor((i * BUNDLES) / TOUCHED);
-  changes[`specs/f${String(n).padStart(4, "0")}/prd.md`] = prd(n, "- Edited in a push.");
+  gh.commit(
+    repo,
+    { [`specs/f${String(n).padStart(4, "0")}/prd.md`]: prd(n, "- Edited in a push.") },
+    { message: `Touch spec ${n}` },
+  );
 }
-gh.commit(repo, changes, { message: `Touch ${TOUCHED} specs` });
-const inc = await measure(`push touching ${TOUCHED} bundles`, () =>
+const inc = await measure(`push of ${TOUCHED} commits touching ${TOUCHED} bundles`, () =>
   req("POST", `/repohost/sources/${id}/sync`),
 );
 const idle = await measure("sync with nothing new", () => req("POST", `/repohost/sources/${id}/sync`));

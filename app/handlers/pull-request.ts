@@ -1,11 +1,20 @@
 /**
  * `pull_request` opened, synchronize, reopened: lint the bundles the change touches with
  * the Action's code (node/pr/: the same selection, lint, report, check run and sticky
- * comment), on a partial checkout of the head read from git. A failure anywhere posts the
- * check as failed with the reason.
+ * comment), on a partial checkout of the head read from git. With models for the review
+ * roles and a budget that holds the estimate, the check is posted in progress and a full
+ * review of each touched bundle runs in the background (app/pr-review.ts), completing it.
+ * A failure anywhere posts the check as failed with the reason.
  */
 import { join } from "node:path";
-import { commentMarker, postCheckRun, upsertComment, type ChecksClient } from "../../node/pr/checks.js";
+import {
+  commentMarker,
+  postCheckRun,
+  startCheckRun,
+  upsertComment,
+  type ChecksClient,
+} from "../../node/pr/checks.js";
+import type { BundleResult } from "../../node/pr/lint.js";
 import { lintTouched, loadLayers, profileLayers } from "../../node/pr/lint.js";
 import {
   annotationsOf,
@@ -16,6 +25,7 @@ import {
   type ReportContext,
 } from "../../node/pr/report.js";
 import { partialCheckout, type TreeFile } from "../pr-checkout.js";
+import { planFullReview, readBundles, runFullReview } from "../pr-review.js";
 import type { AppDeps } from "../deps.js";
 
 /** The slice of Probot's Octokit this handler calls (the rest goes through node/pr/checks.ts). */
@@ -74,6 +84,8 @@ async function readBlob(gh: PullOctokit, ev: PullEvent, sha: string): Promise<Ui
 export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: AppDeps): Promise<void> {
   const ref = { owner: ev.owner, repo: ev.repo };
   const checkName = deps.checkName;
+  // A review still running for an older head of this pull request stops (its check says so).
+  deps.pullReviews.supersede(ref, ev.number, ev.headSha);
   let checkout: { root: string; remove: () => void } | undefined;
   try {
     const changed = await changedFiles(gh, ev);
@@ -88,28 +100,66 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
       notes: [],
       base: { serverUrl: deps.serverUrl, owner: ev.owner, repo: ev.repo, sha: ev.headSha },
     };
-    const run = await postCheckRun(gh, ref, {
-      name: checkName,
-      headSha: ev.headSha,
-      conclusion: conclusionOf(results, "not_build_ready"),
-      title: headline(results),
-      summary: checkSummary(results, report),
-      annotations: annotationsOf(results),
-    });
+    const bundles = readBundles(checkout.root, results);
+    const plan = await planFullReview(deps, bundles);
+    // The full review reads the pull request's files with the service's profiles.
+    const fullReport: ReportContext = {
+      ...report,
+      action: "Reviewed in full (the lint and the models)",
+      profiles: "the service's",
+    };
+    const summary = (rs: readonly BundleResult[], notes: readonly string[], full = false) =>
+      [checkSummary(rs, full ? fullReport : report), ...notes].join("\n\n");
+    const notes = plan.kind === "none" ? [] : [plan.note];
+    const run =
+      plan.kind === "run"
+        ? await startCheckRun(gh, ref, {
+            name: checkName,
+            headSha: ev.headSha,
+            title: `${headline(results)} (lint; the full review is running)`,
+            summary: summary(results, notes),
+          })
+        : await postCheckRun(gh, ref, {
+            name: checkName,
+            headSha: ev.headSha,
+            conclusion: conclusionOf(results, "not_build_ready"),
+            title: headline(results),
+            summary: summary(results, notes),
+            annotations: annotationsOf(results),
+          });
     const marker = commentMarker(checkName);
-    await upsertComment(
-      gh,
-      ref,
-      ev.number,
-      marker,
-      commentBody(results, report, { marker, checkName, checkRunUrl: run.url }),
-      results.length > 0,
-    );
+    const comment = (rs: readonly BundleResult[], full = false) =>
+      upsertComment(
+        gh,
+        ref,
+        ev.number,
+        marker,
+        commentBody(rs, full ? fullReport : report, { marker, checkName, checkRunUrl: run.url }),
+        rs.length > 0,
+      );
+    await comment(results);
     deps.logger.info("pull request checked", {
       repo: `${ev.owner}/${ev.repo}`,
       pull: ev.number,
       docs: results.length,
+      full_review: plan.kind,
     });
+    if (plan.kind === "run")
+      deps.pullReviews.start({ ref, number: ev.number, headSha: ev.headSha, checkRunId: run.id }, (signal) =>
+        runFullReview(
+          gh,
+          deps,
+          { ref, number: ev.number, headSha: ev.headSha, checkRunId: run.id },
+          bundles,
+          {
+            lint: results,
+            others: results.filter((r) => r.problem !== undefined),
+            summary,
+            comment: async (rs) => void (await comment(rs, true)),
+          },
+          signal,
+        ),
+      );
   } catch (err) {
     await failedCheck(gh, ref, ev.headSha, checkName, err, deps);
   } finally {

@@ -123,6 +123,56 @@ export async function postCheckRun(
   return { id, url: created.data.html_url ?? `${created.data.url}` };
 }
 
+/** Post a check run in progress (the App's full review runs); completeCheckRun ends it. */
+export async function startCheckRun(
+  gh: ChecksClient,
+  ref: RepoRef,
+  input: { name: string; headSha: string; title: string; summary: string },
+): Promise<PostedCheckRun> {
+  const created = await gh.rest.checks.create(
+    args({
+      ...ref,
+      name: input.name,
+      head_sha: input.headSha,
+      status: "in_progress",
+      output: { title: input.title, summary: input.summary },
+    }),
+  );
+  return { id: created.data.id, url: created.data.html_url ?? `${created.data.url}` };
+}
+
+/**
+ * Complete a check run posted earlier in progress (the App's full review): its output and
+ * conclusion, the annotations 50 to an update, the last update completing it.
+ */
+export async function completeCheckRun(
+  gh: ChecksClient,
+  ref: RepoRef,
+  id: number,
+  input: Omit<CheckRunInput, "name" | "headSha" | "conclusion"> & {
+    conclusion: Conclusion | "cancelled";
+  },
+): Promise<void> {
+  const batches: Annotation[][] = [];
+  for (let i = 0; i < input.annotations.length; i += ANNOTATION_BATCH)
+    batches.push(input.annotations.slice(i, i + ANNOTATION_BATCH));
+  if (batches.length === 0) batches.push([]);
+  for (const [i, annotations] of batches.entries())
+    await gh.rest.checks.update(
+      args({
+        ...ref,
+        check_run_id: id,
+        ...(i === batches.length - 1 ? { status: "completed", conclusion: input.conclusion } : {}),
+        output: {
+          title: input.title,
+          summary: input.summary,
+          ...(input.text !== undefined ? { text: input.text } : {}),
+          ...(annotations.length > 0 ? { annotations } : {}),
+        },
+      }),
+    );
+}
+
 /** The hidden line that marks the Action's comment; one per check name. */
 export function commentMarker(checkName: string): string {
   return `<!-- spec-review:build-ready ${encodeURIComponent(checkName)} -->`;

@@ -87,6 +87,8 @@ function truncate(text: string, max = MAX_BODY): string {
 export interface ReportContext {
   /** What was linted, in words ("the bundles this pull request touches"). */
   scope: string;
+  /** What was done to it, in the past tense (default "Linted"; the App's full review says so). */
+  action?: string;
   /** Where the profiles came from. */
   profiles: string;
   /** Things that went wrong or were left out, one sentence each. */
@@ -99,7 +101,7 @@ function body(results: readonly BundleResult[], ctx: ReportContext): string[] {
   out.push(
     results.length === 0
       ? `No spec bundles found in ${ctx.scope}.`
-      : `Linted ${ctx.scope} with ${ctx.profiles} profiles.`,
+      : `${ctx.action ?? "Linted"} ${ctx.scope} with ${ctx.profiles} profiles.`,
   );
   if (results.length > 0) out.push("", renderTable(results, ctx.base));
   const problems = problemsText(results);

@@ -787,19 +787,23 @@ export class RepohostStore implements BundleStore {
           this.events.emit("changed", { bundleId: prior.b.id });
         }
         if (!sameGitFiles(prior.files, files)) {
-          const [c] = await api.commitsTouching(
+          const touching = await api.commitsTouching(
             source.owner,
             source.repo,
             head,
             folder === "." ? "" : folder,
           );
+          // The commits since the one the bundle was last read at, each a version; when
+          // that one is not in the listing (history rewritten, or too far back): the newest.
+          const last = await this.commitOf(prior.rb.repoVersionId);
+          const i = last ? touching.findIndex((c) => c.sha === last) : -1;
           await this.repoVersion(
             source,
             prior,
             files,
             b.doc.path,
             b.doc.type,
-            c ?? this.fallbackCommit(head),
+            i > 0 ? touching.slice(0, i).reverse() : [touching[0] ?? this.fallbackCommit(head)],
           );
           result.touched++;
         }
@@ -825,6 +829,16 @@ export class RepohostStore implements BundleStore {
     const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
     this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
     return result;
+  }
+
+  /** The commit a version was read at (none for a draft's own version). */
+  private async commitOf(versionId: string | null): Promise<string | undefined> {
+    if (!versionId) return undefined;
+    const [row] = await this.db
+      .select({ commit: repohostVersions.commit })
+      .from(repohostVersions)
+      .where(eq(repohostVersions.versionId, versionId));
+    return row?.commit;
   }
 
   private fallbackCommit(sha: string): CommitInfo {
@@ -897,7 +911,7 @@ export class RepohostStore implements BundleStore {
         if (f.size < 0) files.set(p, { sha: f.sha, size: this.blobCache.get(f.sha)?.length ?? 0 });
       const k = known.get(folder)!;
       if (k.rb.draftBase !== null) {
-        await this.repoVersion(source, k, files, k.d.path, k.d.profileKey, commit);
+        await this.repoVersion(source, k, files, k.d.path, k.d.profileKey, [commit]);
         continue;
       }
       const main = files.get(k.d.path)!;
@@ -906,10 +920,37 @@ export class RepohostStore implements BundleStore {
       );
       if (info.type === undefined) return this.fullRead(source, api, head);
       if (sameGitFiles(k.files, files)) continue;
-      await this.repoVersion(source, k, files, k.d.path, info.type, commit);
+      await this.repoVersion(
+        source,
+        k,
+        files,
+        k.d.path,
+        info.type,
+        await this.commitsOf(source, api, cmp.commits, head, folder),
+      );
       result.touched++;
     }
     return result;
+  }
+
+  /**
+   * The commits of `range` (oldest first) that touched `folder`, each a version. A range of
+   * one commit is that commit (no call); otherwise one call lists the branch's commits on
+   * the folder (the newest 100), kept when they are in the range.
+   */
+  private async commitsOf(
+    source: SourceRow,
+    api: GitHubApi,
+    range: readonly CommitInfo[],
+    head: string,
+    folder: string,
+  ): Promise<CommitInfo[]> {
+    if (range.length <= 1) return [range[0] ?? this.fallbackCommit(head)];
+    const inRange = new Set(range.map((c) => c.sha));
+    const touching = await api.commitsTouching(source.owner, source.repo, head, folder === "." ? "" : folder);
+    const mine = touching.filter((c) => inRange.has(c.sha)).reverse();
+    // A folder changed only by a merge, or history the listing cannot see: the newest commit.
+    return mine.length > 0 ? mine : [range.at(-1)!];
   }
 
   private async createBundle(
@@ -992,7 +1033,9 @@ export class RepohostStore implements BundleStore {
     files: Map<string, GitFile>,
     docPath: string,
     type: string,
-    commit: CommitInfo,
+    /** Oldest first: every commit but the newest is a version whose file list is read from
+     * git when first asked for (manifest()); the newest holds the files read now. */
+    list: readonly CommitInfo[],
   ): Promise<void> {
     if (k.rb.draftBase !== null) {
       if (!(await this.draftLanded(k.b.headVersionId, files))) {
@@ -1012,13 +1055,35 @@ export class RepohostStore implements BundleStore {
     const mainSha = files.get(docPath)!.sha;
     const main = this.blobCache.get(mainSha) ?? (await this.bytesOf(mainSha, source));
     const info = classifyMarkdown(decoder.decode(main));
+    let base = { id: k.b.headVersionId, number: k.b.headNumber };
+    for (const older of list.slice(0, -1)) {
+      const oid = randomUUID();
+      const v = await this.versionRepo.commit(
+        base,
+        {
+          id: oid,
+          bundleId: k.b.id,
+          number: base.number,
+          files: new Map(),
+          author: older.author,
+          message: older.message,
+          createdAt: new Date(older.date),
+        },
+        new Map(),
+        async (tx) => {
+          await tx.insert(repohostVersions).values({ versionId: oid, commit: older.sha });
+        },
+      );
+      base = { id: v.id, number: v.number };
+    }
+    const commit = list.at(-1)!;
     const id = randomUUID();
     const version = await this.versionRepo.commit(
-      { id: k.b.headVersionId, number: k.b.headNumber },
+      base,
       {
         id,
         bundleId: k.b.id,
-        number: k.b.headNumber,
+        number: base.number,
         files: toManifest(files),
         author: commit.author,
         message: commit.message,

@@ -10,7 +10,8 @@ import { ApiError, NotFoundError } from "../errors.js";
 import { readSettings } from "../settings.js";
 import { DbStepCache } from "./cache.js";
 import { textFiles } from "./bundle.js";
-import { ReviewBase, profileBrief, mergeFindings, questionApi, reviewRoles } from "./common.js";
+import { estimateReview } from "../../core/review/estimate.js";
+import { ReviewBase, ROLES, profileBrief, mergeFindings, questionApi, reviewRoles } from "./common.js";
 import { findingApi } from "../findings.js";
 
 /** How long POST /reviews keeps the files and result. */
@@ -35,6 +36,8 @@ export class AdhocReviews extends ReviewBase {
       full?: boolean;
     },
     by: string,
+    /** Stops the model calls (the App drops a pull request's review when a newer push comes). */
+    opts: { signal?: AbortSignal } = {},
   ) {
     await this.purgeExpired();
     const { profiles, clock } = this.deps;
@@ -80,6 +83,7 @@ export class AdhocReviews extends ReviewBase {
         parallel: (await readSettings(this.db)).parallel_calls,
         cache: new DbStepCache(this.db, clock),
         budget: this.budgetGate(),
+        ...(opts.signal ? { signal: opts.signal } : {}),
         now: () => performance.now(),
       });
       if (outcome.status === "failed")
@@ -132,6 +136,23 @@ export class AdhocReviews extends ReviewBase {
       expiresAt: expires,
     });
     return result;
+  }
+
+  /**
+   * What a full ad-hoc review of `files` would cost in tokens (the estimate POST
+   * /docs/{docId}/estimate gives for a saved doc), before anything is called.
+   */
+  async estimateFiles(files: ReadonlyMap<string, Uint8Array>, mainPath: string) {
+    const { profiles } = this.deps;
+    const lint = lintBundle({ files: new Map(files), mainPath, profiles: profiles.list() });
+    const [reviewer, reader, judge] = await Promise.all(ROLES.map((r) => this.deps.models.forRole(r)));
+    const est = await estimateReview({
+      bundle: { files: textFiles(files), mainPath, linked: [] },
+      profile: profileBrief(profiles.get(lint.profile_key), lint.profile_key),
+      models: { reviewer: reviewer?.model ?? "", reader: reader?.model ?? "", judge: judge?.model ?? "" },
+      cache: new DbStepCache(this.db, this.deps.clock),
+    });
+    return { calls: est.calls, tokens_in: est.tokens_in, tokens_out: est.tokens_out };
   }
 
   async adhocResult(reviewId: string): Promise<AdhocResult> {

@@ -104,6 +104,11 @@ export class ReviewService {
     return this.adhocs.adhoc(...args);
   }
 
+  /** What a full ad-hoc review of these files would cost. */
+  estimateFiles(...args: Parameters<AdhocReviews["estimateFiles"]>) {
+    return this.adhocs.estimateFiles(...args);
+  }
+
   adhocResult(reviewId: string): Promise<AdhocResult> {
     return this.adhocs.adhocResult(reviewId);
   }

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Probot } from "probot";
 import specReview from "../../app/index.js";
+import { PullReviews } from "../../app/pr-review.js";
 import type { ReviewCommentInput, ThreadSink } from "../../app/threads-port.js";
 import { githubReplies, serviceThreadSink } from "../../app/threads-sink.js";
 import { packageRoot } from "../../server/paths.js";
@@ -51,6 +52,8 @@ export interface AppHarness {
   t: TestApp;
   probot: Probot;
   threads: RecordingThreads;
+  /** The pull requests' full reviews running in the background (`idle()` waits for them). */
+  pullReviews: PullReviews;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,7 @@ export async function startHarness(
     logLevel: "fatal",
   });
   const threads = new RecordingThreads();
+  const pullReviews = new PullReviews();
   if (sink === "service") githubReplies(t.services, t.services.repohost!);
   await probot.load(
     specReview({
@@ -83,7 +87,19 @@ export async function startHarness(
       checkName: "Build Ready",
       serverUrl: "https://github.example",
       apiUrl: gh.url,
+      review: t.services.review,
+      budget: t.services.budget,
+      pullReviews,
     }),
   );
-  return { t, probot, threads, close: () => t.close() };
+  return {
+    t,
+    probot,
+    threads,
+    pullReviews,
+    close: async () => {
+      await pullReviews.stop();
+      await t.close();
+    },
+  };
 }

@@ -304,6 +304,106 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
     expect(text).toBe(PRD_CRLF);
   });
 
+  it("a push of several commits: each commit that touched a bundle's folder is its own version, by its author", async () => {
+    await connect();
+    const src = await json<Source>(
+      t.req("POST", "/repohost/sources", { url: "https://github.com/acme/specs" }, as("admin")),
+    );
+    const api = folderFiles(REPO_FIXTURE)["specs/checkout-api/api.md"]!;
+    const saved = folderFiles(REPO_FIXTURE)["specs/saved-searches/saved-searches.md"]!;
+    const step1 = api + "\n## Errors\n\nA 409 means the quote expired.\n";
+    gh.commit(
+      repo,
+      { "specs/checkout-api/api.md": step1 },
+      { message: "Document quote errors", author: "sam" },
+    );
+    gh.commit(
+      repo,
+      { "specs/saved-searches/saved-searches.md": saved + "\nSaved searches expire after a year.\n" },
+      { message: "Expire saved searches", author: "kai" },
+    );
+    const step3 = step1 + "\n## Limits\n\nAt most 20 quotes a minute.\n";
+    gh.commit(
+      repo,
+      { "specs/checkout-api/api.md": step3, "specs/checkout-api/limits.txt": "20/min\n" },
+      { message: "Rate limit quotes", author: "dana" },
+    );
+    const before = gh.calls.length;
+    await json<Source>(t.req("POST", `/repohost/sources/${src.id}/sync`, undefined, as("member")));
+    // One listing of each touched folder's commits, beside the ref, the compare and the blobs.
+    const calls = gh.since(before).map((c) => c.path.replace(/[0-9a-f]{40}/g, "<sha>"));
+    expect(calls.filter((c) => c.startsWith("/repos/acme/specs/commits?")).sort()).toEqual([
+      "/repos/acme/specs/commits?sha=<sha>&per_page=100&path=specs%2Fcheckout-api",
+      "/repos/acme/specs/commits?sha=<sha>&per_page=100&path=specs%2Fsaved-searches",
+    ]);
+    expect(calls.length).toBeLessThanOrEqual(5 + 2);
+
+    const list = await json<{ items: Bundle[] }>(t.req("GET", "/bundles", undefined, as("admin")));
+    const docOf = (slug: string) => list.items.find((b) => b.slug === slug)!.docs[0]!.id;
+    const history = async (docId: string) =>
+      (
+        await json<{ items: Doc["current_version"][] }>(
+          t.req("GET", `/docs/${docId}/versions`, undefined, as("admin")),
+        )
+      ).items.map((v) => [v.number, v.created_by, v.message]);
+    const checkout = docOf("specs/checkout-api");
+    expect(await history(checkout)).toEqual([
+      [3, "dana", "Rate limit quotes"],
+      [2, "sam", "Document quote errors"],
+      [1, "lee", "Import specs"],
+    ]);
+    expect(await history(docOf("specs/saved-searches"))).toEqual([
+      [3, "kai", "Expire saved searches"],
+      [2, "dana", "Tighten saved searches"],
+      [1, "lee", "Import specs"],
+    ]);
+
+    // The middle version is the repo at its commit (its file list read from git), so the
+    // diffs on either side of it show each commit's own change.
+    interface Diff {
+      from: { number: number };
+      to: { number: number };
+      files: Array<{ path: string; change: string; patch?: string }>;
+    }
+    const d12 = await json<Diff>(t.req("GET", `/docs/${checkout}/diff?from=1&to=2`, undefined, as("admin")));
+    expect(d12.files.map((f) => [f.path, f.change])).toEqual([["api.md", "modified"]]);
+    expect(d12.files[0]!.patch).toContain("+A 409 means the quote expired.");
+    expect(d12.files[0]!.patch).not.toContain("At most 20 quotes");
+    const d23 = await json<Diff>(t.req("GET", `/docs/${checkout}/diff?from=2&to=3`, undefined, as("admin")));
+    expect(d23.files.map((f) => [f.path, f.change]).sort()).toEqual([
+      ["api.md", "modified"],
+      ["limits.txt", "added"],
+    ]);
+    expect(d23.files.find((f) => f.path === "api.md")!.patch).toContain("+At most 20 quotes a minute.");
+    // Commits that also add a bundle make the sync read the tree again: still a version per commit.
+    gh.commit(
+      repo,
+      { "specs/checkout-api/limits.txt": "10/min\n" },
+      { message: "Fewer quotes", author: "kai" },
+    );
+    gh.commit(
+      repo,
+      { "specs/checkout-api/limits.txt": "15/min\n", "specs/offline/offline.md": PRD_CRLF },
+      { message: "Offline drafts PRD, more quotes", author: "lee" },
+    );
+    expect(
+      await json<Source>(t.req("POST", `/repohost/sources/${src.id}/sync`, undefined, as("member"))),
+    ).toMatchObject({ bundles: 4 });
+    expect((await history(checkout)).slice(0, 3)).toEqual([
+      [5, "lee", "Offline drafts PRD, more quotes"],
+      [4, "kai", "Fewer quotes"],
+      [3, "dana", "Rate limit quotes"],
+    ]);
+
+    const v2 = await t.req(
+      "GET",
+      `/docs/${checkout}/files/content?path=api.md&version=2`,
+      undefined,
+      as("admin"),
+    );
+    expect(await v2.text()).toBe(step1);
+  });
+
   it("an edit through the API makes a draft; the branch moving marks it ahead; deleting the source archives its bundles", async () => {
     await connect();
     const src = await json<Source>(
