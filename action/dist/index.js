@@ -68770,6 +68770,40 @@ async function postCheckRun(gh, ref, input) {
         }));
     return { id, url: created.data.html_url ?? `${created.data.url}` };
 }
+/** Post a check run in progress (the App's full review runs); completeCheckRun ends it. */
+async function startCheckRun(gh, ref, input) {
+    const created = await gh.rest.checks.create(args({
+        ...ref,
+        name: input.name,
+        head_sha: input.headSha,
+        status: "in_progress",
+        output: { title: input.title, summary: input.summary },
+    }));
+    return { id: created.data.id, url: created.data.html_url ?? `${created.data.url}` };
+}
+/**
+ * Complete a check run posted earlier in progress (the App's full review): its output and
+ * conclusion, the annotations 50 to an update, the last update completing it.
+ */
+async function completeCheckRun(gh, ref, id, input) {
+    const batches = [];
+    for (let i = 0; i < input.annotations.length; i += ANNOTATION_BATCH)
+        batches.push(input.annotations.slice(i, i + ANNOTATION_BATCH));
+    if (batches.length === 0)
+        batches.push([]);
+    for (const [i, annotations] of batches.entries())
+        await gh.rest.checks.update(args({
+            ...ref,
+            check_run_id: id,
+            ...(i === batches.length - 1 ? { status: "completed", conclusion: input.conclusion } : {}),
+            output: {
+                title: input.title,
+                summary: input.summary,
+                ...(input.text !== undefined ? { text: input.text } : {}),
+                ...(annotations.length > 0 ? { annotations } : {}),
+            },
+        }));
+}
 /** The hidden line that marks the Action's comment; one per check name. */
 function commentMarker(checkName) {
     return `<!-- spec-review:build-ready ${encodeURIComponent(checkName)} -->`;
@@ -70860,7 +70894,7 @@ function body(results, ctx) {
     const out = [];
     out.push(results.length === 0
         ? `No spec bundles found in ${ctx.scope}.`
-        : `Linted ${ctx.scope} with ${ctx.profiles} profiles.`);
+        : `${ctx.action ?? "Linted"} ${ctx.scope} with ${ctx.profiles} profiles.`);
     if (results.length > 0)
         out.push("", renderTable(results, ctx.base));
     const problems = problemsText(results);
