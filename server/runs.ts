@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
@@ -51,6 +51,8 @@ interface LintJob {
  */
 /** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
 const QUIET_MS = 10;
+/** Findings read per statement (`findings`). */
+const FINDINGS_PAGE = 2000;
 const MAX_HOLD_MS = 100;
 
 class Lanes {
@@ -474,9 +476,26 @@ export class RunService {
     return row;
   }
 
+  /**
+   * A run's findings in document order. Read a page at a time, with a turn of the loop
+   * between pages: a large doc has tens of thousands, and reading (and decoding) them in
+   * one statement held the request loop for a second on the embedded database.
+   */
   async findings(runId: string): Promise<FindingRow[]> {
     await this.get(runId);
-    return this.db.select().from(findings).where(eq(findings.runId, runId)).orderBy(asc(findings.ord));
+    const out: FindingRow[] = [];
+    for (;;) {
+      const last = out.at(-1);
+      if (last) await new Promise((resolve) => setImmediate(resolve));
+      const page = await this.db
+        .select()
+        .from(findings)
+        .where(and(eq(findings.runId, runId), last ? gt(findings.ord, last.ord) : undefined))
+        .orderBy(asc(findings.ord))
+        .limit(FINDINGS_PAGE);
+      for (const row of page) out.push(row);
+      if (page.length < FINDINGS_PAGE) return out;
+    }
   }
 }
 
@@ -512,12 +531,16 @@ export interface StoredFinding {
 /** Store a run's findings in the order given (document order); a repeated id keeps its first. */
 export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
   const seen = new Set<string>();
-  const rows = list
-    .filter((f) => !seen.has(f.id) && seen.add(f.id))
-    .map((f, ord) => ({
+  const kept = list.filter((f) => !seen.has(f.id) && seen.add(f.id));
+  // Small batches, each made just before its insert, and a turn of the event loop between
+  // them: on the embedded database each insert runs on the request loop, and a large doc
+  // has thousands of findings.
+  for (let i = 0; i < kept.length; i += 100) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    const rows = kept.slice(i, i + 100).map((f, j) => ({
       runId,
       id: f.id,
-      ord,
+      ord: i + j,
       checkSlug: f.check,
       level: f.level,
       category: f.category,
@@ -526,10 +549,6 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       stage: f.stage,
       relaxed: f.relaxed,
     }));
-  // Small batches, and a turn of the event loop between them: on the embedded database
-  // each insert runs on the request loop, and a large doc has thousands of findings.
-  for (let i = 0; i < rows.length; i += 100) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    await db.insert(findings).values(rows.slice(i, i + 100));
+    await db.insert(findings).values(rows);
   }
 }

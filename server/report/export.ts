@@ -51,7 +51,8 @@ export async function htmlReport(
   for (const [path, data] of files)
     if (IMAGE.test(path)) images.set(path, { mediaType: mediaType(path, data), bytes: data });
   const profile = profiles.get(row.doc.profileKey);
-  // Parsing and rendering a large doc takes seconds: on a worker thread then (server/heavy).
+  // Parsing and rendering a large doc takes seconds: on a worker thread then (server/heavy),
+  // which answers the page as UTF-8 bytes.
   const html = await heavy.run({
     kind: "report",
     report: {
