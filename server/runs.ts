@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
+import { slices } from "./slices.js";
 import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
@@ -52,7 +53,7 @@ interface LintJob {
 /** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
 const QUIET_MS = 10;
 /** Findings read per statement (`findings`). */
-const FINDINGS_PAGE = 2000;
+const FINDINGS_PAGE = 500;
 const MAX_HOLD_MS = 100;
 
 class Lanes {
@@ -359,6 +360,11 @@ export class RunService {
       return row!;
     }
     const duration = Math.round((performance.now() - t0) * 1000) / 1000;
+    // What follows runs on the request loop: on a doc of megabytes each step (decoding the
+    // text, reading its links, sorting and counting the findings) takes tens of
+    // milliseconds, so the loop gets a turn between them once a slice is used.
+    const pause = slices();
+    await pause();
     const profile = this.profiles.get(result.profile_key);
     // The latest full review's AI findings keep counting (re-anchored), until the next one.
     const carry = this.noFullRun.has(docId)
@@ -367,15 +373,21 @@ export class RunService {
     if (!carry) this.noFullRun.add(docId);
     // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
     // and frontmatter links that name no bundle.
-    const mainBytes = files.get(mainPath) ?? new Uint8Array();
-    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainBytes);
+    await pause();
+    const mainText = decodeText(files.get(mainPath) ?? new Uint8Array()).text;
+    await pause();
+    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainText);
+    await pause();
     const all = [
       ...result.findings.map((f) => ({ ...f, stage: "lint" })),
-      ...linkFindings(decodeText(mainBytes).text, mainPath, profile, broken),
+      ...linkFindings(mainText, mainPath, profile, broken),
       ...(carry?.findings ?? []),
     ];
+    await pause();
     all.sort((a, b) => a.anchor.start - b.anchor.start);
+    await pause();
     const excused = await this.waivers?.waivedFor(docId, versionId, mainPath, all);
+    await pause();
     for (const f of all) {
       const note = excused?.notes.get(f.id);
       if (note) f.message = `${f.message} ${note}`;
@@ -396,6 +408,7 @@ export class RunService {
           }
         : {}),
     });
+    await pause();
     return this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(runs)

@@ -10,6 +10,8 @@ import { deps, type Env } from "../http.js";
 import { docVerdict } from "../runs.js";
 import { findingOfRow } from "../findings.js";
 import { mediaType } from "../routes/docs/media.js";
+import { findingsJson } from "../heavy/tasks.js";
+import { slices } from "../slices.js";
 
 const IMAGE = /\.(png|jpe?g|gif|webp|svg)$/i;
 
@@ -38,10 +40,15 @@ export async function htmlReport(
   const verdict = docVerdict(run, head.number);
   // Findings of a run on another version would point at text that moved: show them only when current.
   const rows = run && run.versionNumber === head.number ? await runs.findings(run.id) : [];
-  const findings: ReportFinding[] = rows.map((row) => {
+  // A large doc has tens of thousands of findings: made (and written as JSON for the
+  // worker) in slices of the request loop.
+  const pause = slices();
+  const findings: ReportFinding[] = [];
+  for (const row of rows) {
+    await pause();
     const { stage: _stage, anchor, ...f } = findingOfRow(row);
-    return { ...f, ...(anchor ? { anchor } : {}) };
-  });
+    findings.push({ ...f, ...(anchor ? { anchor } : {}) });
+  }
   // What adoption lowered, in the words the CLI and the Action use.
   const adoption =
     run && run.versionNumber === head.number && run.adopt
@@ -68,7 +75,7 @@ export async function htmlReport(
       path: row.doc.path,
       version: head,
       ...(verdict ? { verdict } : {}),
-      findings,
+      findingsJson: await findingsJson(findings, pause),
       ...(adoption ? { adoptionNote: adoption } : {}),
       images,
       generatedAt: clock.now().toISOString(),
