@@ -82,14 +82,34 @@ export async function htmlReport(
     },
   });
   const name = `${row.bundle.title}-v${head.number}-report.html`.replace(/[^\w.-]+/g, "_");
-  return new Response(html, {
+  return new Response(inPieces(html), {
     status: 200,
     headers: {
+      "content-length": String(html.byteLength),
       "content-type": "text/html; charset=utf-8",
       "content-disposition": `inline; filename="${name}"`,
       "content-security-policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
       "x-content-type-options": "nosniff",
       "x-version-id": head.id,
+    },
+  });
+}
+
+/** Bytes written to the socket at a time. */
+const PIECE = 256 * 1024;
+
+/**
+ * The page as a stream of pieces: the report of a large doc is tens of MB, and a body of
+ * one buffer was copied whole on the request loop when the response was wrapped again
+ * (a header added after the route, server/ops.ts).
+ */
+function inPieces(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.subarray(at, at + PIECE));
+      at += PIECE;
     },
   });
 }
