@@ -65,8 +65,8 @@ describe("turns between statements", () => {
       running = false;
       const { rows } = await db.query<{ n: number }>("select count(*)::int as n from t");
       expect(rows[0]!.n).toBe(400);
-      // Without turns the timer would not run once until the loop ends.
-      expect(ticks).toBeGreaterThanOrEqual(Math.floor(ms / 5 / 2));
+      // Without turns the timer would not run once until the loop ends (0 ticks).
+      expect(ticks).toBeGreaterThan(Math.min(10, ms / 20));
     } finally {
       await db.close();
     }
