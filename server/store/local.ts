@@ -130,11 +130,6 @@ export class LocalStore implements BundleStore {
     }
   }
 
-  /** Resolves once the watcher watches (and the scan that follows is done). */
-  async watchReady(): Promise<void> {
-    await this.watching;
-  }
-
   async stop(): Promise<void> {
     await this.watching;
     await this.watcher?.stop();
