@@ -119,7 +119,7 @@ function scaling(): void {
           profile: { key: lint.profile_key },
           path: "spec.md",
           version: { number: 1, created_at: new Date().toISOString(), created_by: "bench", message: "" },
-          findings: lint.findings.map((f) => ({ ...f })),
+          findingsJson: JSON.stringify(lint.findings),
           generatedAt: new Date().toISOString(),
         });
       },

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { slices } from "./slices.js";
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
 import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
@@ -51,6 +52,8 @@ interface LintJob {
  */
 /** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
 const QUIET_MS = 10;
+/** Findings read per statement (`findings`). */
+const FINDINGS_PAGE = 500;
 const MAX_HOLD_MS = 100;
 
 class Lanes {
@@ -357,6 +360,11 @@ export class RunService {
       return row!;
     }
     const duration = Math.round((performance.now() - t0) * 1000) / 1000;
+    // What follows runs on the request loop: on a doc of megabytes each step (decoding the
+    // text, reading its links, sorting and counting the findings) takes tens of
+    // milliseconds, so the loop gets a turn between them once a slice is used.
+    const pause = slices();
+    await pause();
     const profile = this.profiles.get(result.profile_key);
     // The latest full review's AI findings keep counting (re-anchored), until the next one.
     const carry = this.noFullRun.has(docId)
@@ -365,15 +373,21 @@ export class RunService {
     if (!carry) this.noFullRun.add(docId);
     // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
     // and frontmatter links that name no bundle.
-    const mainBytes = files.get(mainPath) ?? new Uint8Array();
-    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainBytes);
+    await pause();
+    const mainText = decodeText(files.get(mainPath) ?? new Uint8Array()).text;
+    await pause();
+    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainText);
+    await pause();
     const all = [
       ...result.findings.map((f) => ({ ...f, stage: "lint" })),
-      ...linkFindings(decodeText(mainBytes).text, mainPath, profile, broken),
+      ...linkFindings(mainText, mainPath, profile, broken),
       ...(carry?.findings ?? []),
     ];
+    await pause();
     all.sort((a, b) => a.anchor.start - b.anchor.start);
+    await pause();
     const excused = await this.waivers?.waivedFor(docId, versionId, mainPath, all);
+    await pause();
     for (const f of all) {
       const note = excused?.notes.get(f.id);
       if (note) f.message = `${f.message} ${note}`;
@@ -394,6 +408,7 @@ export class RunService {
           }
         : {}),
     });
+    await pause();
     return this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(runs)
@@ -474,9 +489,26 @@ export class RunService {
     return row;
   }
 
+  /**
+   * A run's findings in document order. Read a page at a time, with a turn of the loop
+   * between pages: a large doc has tens of thousands, and reading (and decoding) them in
+   * one statement held the request loop for a second on the embedded database.
+   */
   async findings(runId: string): Promise<FindingRow[]> {
     await this.get(runId);
-    return this.db.select().from(findings).where(eq(findings.runId, runId)).orderBy(asc(findings.ord));
+    const out: FindingRow[] = [];
+    for (;;) {
+      const last = out.at(-1);
+      if (last) await new Promise((resolve) => setImmediate(resolve));
+      const page = await this.db
+        .select()
+        .from(findings)
+        .where(and(eq(findings.runId, runId), last ? gt(findings.ord, last.ord) : undefined))
+        .orderBy(asc(findings.ord))
+        .limit(FINDINGS_PAGE);
+      for (const row of page) out.push(row);
+      if (page.length < FINDINGS_PAGE) return out;
+    }
   }
 }
 
@@ -512,12 +544,16 @@ export interface StoredFinding {
 /** Store a run's findings in the order given (document order); a repeated id keeps its first. */
 export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
   const seen = new Set<string>();
-  const rows = list
-    .filter((f) => !seen.has(f.id) && seen.add(f.id))
-    .map((f, ord) => ({
+  const kept = list.filter((f) => !seen.has(f.id) && seen.add(f.id));
+  // Small batches, each made just before its insert, and a turn of the event loop between
+  // them: on the embedded database each insert runs on the request loop, and a large doc
+  // has thousands of findings.
+  for (let i = 0; i < kept.length; i += 100) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    const rows = kept.slice(i, i + 100).map((f, j) => ({
       runId,
       id: f.id,
-      ord,
+      ord: i + j,
       checkSlug: f.check,
       level: f.level,
       category: f.category,
@@ -526,10 +562,6 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       stage: f.stage,
       relaxed: f.relaxed,
     }));
-  // Small batches, and a turn of the event loop between them: on the embedded database
-  // each insert runs on the request loop, and a large doc has thousands of findings.
-  for (let i = 0; i < rows.length; i += 100) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    await db.insert(findings).values(rows.slice(i, i + 100));
+    await db.insert(findings).values(rows);
   }
 }

@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema.js";
 import { packageRoot } from "../paths.js";
 import { cacheDir, findTemplate, saveTemplate, templateKey } from "./pglite-template.js";
+import { byteaCodec, givingTurns } from "./pglite-loop.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -61,7 +62,9 @@ export async function openDatabase(url: string): Promise<Database> {
   const fresh = memory || !existsSync(join(url, "PG_VERSION"));
   const key = fresh ? templateKey(migrationsFolder(), options) : undefined;
   const template = key ? findTemplate(key) : undefined;
-  const loaded = template && (await fromTemplate(PGlite, memory ? undefined : url, options, template.blob));
+  // What the instance serving requests is opened with: the above, and a fast bytea codec.
+  const serving = { ...options, ...byteaCodec };
+  const loaded = template && (await fromTemplate(PGlite, memory ? undefined : url, serving, template.blob));
   // A template that does not load is dropped (and made again below).
   if (template && !loaded) dropTemplate(template.path);
   let client = loaded;
@@ -73,9 +76,10 @@ export async function openDatabase(url: string): Promise<Database> {
       await first.waitReady;
       await first.close();
     }
-    client = memory ? new PGlite(options) : new PGlite(url, options);
+    client = memory ? new PGlite(serving) : new PGlite(url, serving);
     await client.waitReady;
   }
+  givingTurns(client);
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: migrationsFolder() });
   // Made the slow way: keep a template of the empty, migrated database for next time.

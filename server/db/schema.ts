@@ -226,7 +226,8 @@ export const findings = pgTable(
     stage: text("stage").notNull(),
     relaxed: boolean("relaxed").notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.id] })],
+  // (run, ord): a run's findings are read in document order, a page at a time.
+  (t) => [primaryKey({ columns: [t.runId, t.id] }), index("findings_run_ord").on(t.runId, t.ord)],
 );
 
 // ---------------------------------------------------------------------------------------

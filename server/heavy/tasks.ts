@@ -12,15 +12,21 @@ import {
 } from "../../core/lint/index.js";
 import { parseMarkdown } from "../../core/markdown/document.js";
 import { renderMarkdown } from "../../core/render/html.js";
-import { renderReport, type ReportInput } from "../../core/report/html.js";
+import { renderReport, type ReportFinding, type ReportInput } from "../../core/report/html.js";
 import { asText, diffFiles, diffSections, type FileDiff, type SectionDiff } from "../routes/docs/diff.js";
 
 /** The report of a doc: its title and assumptions are read from the text here, off the request loop. */
-export interface ReportTask extends Omit<ReportInput, "title" | "assumptions" | "markdown"> {
+export interface ReportTask extends Omit<ReportInput, "title" | "assumptions" | "markdown" | "findings"> {
   /** The main doc's bytes. */
   bytes: Uint8Array;
   /** Title when the frontmatter names none. */
   fallbackTitle: string;
+  /**
+   * The findings as a JSON array. A large doc has tens of thousands: as objects, copying
+   * them to a worker held the request loop; one string is copied in a few milliseconds
+   * (the caller writes it in slices, `findingsJson`).
+   */
+  findingsJson: string;
 }
 
 export interface DiffResult {
@@ -37,7 +43,7 @@ export type HeavyTask =
 export type HeavyResult<T extends HeavyTask> = T extends { kind: "render" }
   ? string
   : T extends { kind: "report" }
-    ? string
+    ? Uint8Array
     : T extends { kind: "lint" }
       ? LintResult
       : DiffResult;
@@ -68,13 +74,29 @@ export function forTransfer(task: HeavyTask): HeavyTask {
   return { kind: "lint", input: { ...task.input, files } };
 }
 
+const utf8 = new TextEncoder();
+
+/** Findings as `ReportTask.findingsJson`, in slices of the request loop (server/slices.ts). */
+export async function findingsJson(
+  findings: readonly ReportFinding[],
+  pause: () => Promise<void> | undefined,
+): Promise<string> {
+  const parts: string[] = [];
+  for (const f of findings) {
+    await pause();
+    parts.push(JSON.stringify(f));
+  }
+  return `[${parts.join(",")}]`;
+}
+
 export function reportHtml(r: ReportTask): string {
   const { text } = decodeText(r.bytes);
   const doc = parseMarkdown(text);
   const named = doc.frontmatter.data["title"];
-  const { bytes: _bytes, fallbackTitle, ...rest } = r;
+  const { bytes: _bytes, fallbackTitle, findingsJson, ...rest } = r;
   return renderReport({
     ...rest,
+    findings: JSON.parse(findingsJson) as ReportFinding[],
     title: typeof named === "string" && named.trim() !== "" ? named : fallbackTitle,
     assumptions: assumptions(doc, r.path).map((a) => ({ text: a.text, heading_path: a.anchor.heading_path })),
     markdown: text,
@@ -99,7 +121,10 @@ export function runTask<T extends HeavyTask>(task: T): HeavyResult<T> {
     case "render":
       return renderMarkdown(task.markdown) as HeavyResult<T>;
     case "report":
-      return reportHtml(task.report) as HeavyResult<T>;
+      // UTF-8 bytes, encoded here: a report of a large doc is tens of MB, and encoding it on
+      // the request loop (to answer it) held the loop for half a second. From a worker the
+      // bytes are transferred, not copied.
+      return utf8.encode(reportHtml(task.report)) as HeavyResult<T>;
     case "lint":
       return lintBundle(task.input) as HeavyResult<T>;
     case "diff":

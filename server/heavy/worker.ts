@@ -17,5 +17,7 @@ parentPort?.on("message", (req: HeavyRequest) => {
   } catch (err) {
     response = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }
-  parentPort?.postMessage(response);
+  // Bytes (a report) are moved to the request loop's thread, not copied.
+  const value = response.ok ? response.value : undefined;
+  parentPort?.postMessage(response, value instanceof Uint8Array ? [value.buffer as ArrayBuffer] : []);
 });

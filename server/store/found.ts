@@ -11,7 +11,8 @@ import type { DiscoveredBundle } from "../../core/bundle/discover.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
 import { docKeyOf, docProblems, insertDiskFiles, type BundleState } from "./disk-state.js";
-import { sha256, type DiskFile } from "./fsutil.js";
+import pLimit from "p-limit";
+import { IO_IN_FLIGHT, sha256, type DiskFile } from "./fsutil.js";
 import type { FileState } from "./scan.js";
 import type { VersionRecord } from "./types.js";
 import type { NewVersion, VersionRepository } from "./versions.js";
@@ -32,6 +33,7 @@ async function prepare(
   byPath: ReadonlyMap<string, DiskFile>,
   blobsToPut: Map<string, Uint8Array>,
   version: Omit<NewVersion, "bundleId" | "files" | "number">,
+  io: ReturnType<typeof pLimit>,
 ): Promise<{ f: DiscoveredBundle; state: BundleState; version: NewVersion; main?: Uint8Array }> {
   const files = new Map<string, FileState>();
   let main: Uint8Array | undefined;
@@ -42,7 +44,7 @@ async function prepare(
       if (!d) return;
       let bytes: Uint8Array;
       try {
-        bytes = await readFile(join(root, full));
+        bytes = await io(() => readFile(join(root, full)));
       } catch {
         return; // vanished since the walk: the next scan sees it
       }
@@ -82,15 +84,11 @@ export async function recordFound(
 ): Promise<FoundBundle[]> {
   const { now } = opts;
   const blobsToPut = new Map<string, Uint8Array>();
-  const prepared: Array<Awaited<ReturnType<typeof prepare>>> = [];
-  for (const f of found)
-    prepared.push(
-      await prepare(root, f, byPath, blobsToPut, {
-        author: opts.author,
-        message: opts.message,
-        createdAt: now,
-      }),
-    );
+  // Every bundle's files are read at once, IO_IN_FLIGHT reads at a time (not one bundle
+  // after another: a first start on 1,000 bundles waited for 1,000 rounds of reads).
+  const io = pLimit(IO_IN_FLIGHT);
+  const version = { author: opts.author, message: opts.message, createdAt: now };
+  const prepared = await Promise.all(found.map((f) => prepare(root, f, byPath, blobsToPut, version, io)));
   const records = await db.transaction(async (tx) => {
     const bundleRows = prepared.map(({ f, state, version }) => ({
       id: state.id,

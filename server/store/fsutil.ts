@@ -3,6 +3,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, readdir, rename, rm, rmdir, stat, lstat, realpath, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import pLimit from "p-limit";
+
+/**
+ * File operations a walk or a read of many files keeps in flight at once. Unbounded, a
+ * folder of 10,000 files finished 10,000 stats in one turn of the loop (half a second
+ * that no request was answered); the disk is not faster with more than a few in flight.
+ */
+export const IO_IN_FLIGHT = 32;
 
 export interface DiskFile {
   /** Relative to the walked root, posix separators. */
@@ -26,10 +34,11 @@ export async function walk(
   prefix = "",
 ): Promise<DiskFile[]> {
   const out: DiskFile[] = [];
+  const io = pLimit(IO_IN_FLIGHT);
   const visit = async (dir: string, rel: string): Promise<void> => {
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await io(() => readdir(dir, { withFileTypes: true }));
     } catch {
       return;
     }
@@ -43,7 +52,7 @@ export async function walk(
       } else if (e.isFile()) {
         if (e.name.startsWith(".")) continue;
         files.push(
-          stat(join(dir, e.name)).then(
+          io(() => stat(join(dir, e.name))).then(
             (s) => {
               out.push({ path: childRel, size: s.size, mtimeMs: Math.floor(s.mtimeMs) });
             },

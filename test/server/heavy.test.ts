@@ -56,7 +56,7 @@ describe("the heavy-work pool", () => {
           profile: { key: "prd" },
           path: "spec.md",
           version: { number: 3, created_at: "2026-01-02T03:04:05.000Z", created_by: "ann", message: "" },
-          findings: [],
+          findingsJson: "[]",
           generatedAt: "2026-01-02T03:04:05.000Z",
         },
       },
@@ -65,7 +65,8 @@ describe("the heavy-work pool", () => {
     for (const task of tasks) expect(await pool.run(task), task.kind).toEqual(runTask(task));
     expect(pool.offloaded - before).toBe(tasks.length);
     // The report reads the title and the assumptions from the text itself.
-    const html = (await pool.run(tasks[3]!)) as string;
+    // It answers UTF-8 bytes (moved from the worker, not copied).
+    const html = new TextDecoder().decode((await pool.run(tasks[3]!)) as Uint8Array);
     expect(html).toContain("<title>Generated large spec · v3");
     expect(html).toContain('class="assumptions"');
   }, 180_000);

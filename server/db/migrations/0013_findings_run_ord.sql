@@ -1,0 +1,1 @@
+CREATE INDEX "findings_run_ord" ON "findings" USING btree ("run_id","ord");
