@@ -18,7 +18,7 @@ import type { InstallationAccess } from "../server/repohost/sources.js";
 import type { AppDeps } from "./deps.js";
 import { onceper } from "./deliveries.js";
 import { onPush } from "./handlers/push.js";
-import { checkPullRequest, failedCheck, type PullOctokit } from "./handlers/pull-request.js";
+import { checkPullRequest, failedCheck } from "./handlers/pull-request.js";
 import { settleLeftover } from "./pr-leftovers.js";
 import { onReviewComment } from "./handlers/review-comment.js";
 
@@ -225,7 +225,7 @@ export function appMain(app: Probot, deps: AppDeps): void {
   deps.pullReviews.recover(async (l) => {
     try {
       const gh = await app.auth(l.target.installationId);
-      const outcome = await settleLeftover(gh as unknown as PullOctokit, l, deps);
+      const outcome = await settleLeftover(gh, l, deps);
       deps.logger.info("pull request review left in flight settled", { id: l.id, outcome });
     } catch (err) {
       // Its lease lapses again and a later sweep retries (attempts count each try).

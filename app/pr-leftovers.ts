@@ -20,13 +20,19 @@ export async function settleLeftover(
   gh: PullOctokit,
   l: LeftoverReview,
   deps: AppDeps,
-): Promise<"rerun" | "moved" | "closed" | "given_up"> {
+): Promise<"rerun" | "moved" | "closed" | "given_up" | "dropped"> {
   const { ref, number, headSha, checkRunId } = l.target;
   const log = { repo: `${ref.owner}/${ref.repo}`, pull: number, sha: headSha, attempts: l.attempts };
   const end = async (conclusion: "cancelled" | "failure", title: string, summary: string) => {
     await completeCheckRun(gh, ref, checkRunId, { conclusion, title, summary, annotations: [] });
     await deps.pullReviews.release(l.id);
   };
+  if (l.attempts > MAX_ATTEMPTS + 3) {
+    // Completing the check was refused on every try (the App uninstalled, the check gone).
+    deps.logger.error("pull request review left in flight dropped: its check could not be completed", log);
+    await deps.pullReviews.release(l.id);
+    return "dropped";
+  }
   if (l.attempts > MAX_ATTEMPTS) {
     deps.logger.warn("pull request review interrupted again: not run a third time", log);
     await end(
