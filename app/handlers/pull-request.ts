@@ -145,15 +145,15 @@ export async function checkPullRequest(
         title: `${headline(results)} (lint; the full review is running)`,
         summary: summary(results, notes),
       };
-      run = run
-        ? (await gh.rest.checks.update({
-            ...ref,
-            check_run_id: run.id,
-            status: "in_progress",
-            output: started,
-          } as never),
-          run)
-        : await startCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...started });
+      // A leftover's check is still in progress on GitHub: it says the review runs again.
+      if (run)
+        await gh.rest.checks.update({
+          ...ref,
+          check_run_id: run.id,
+          status: "in_progress",
+          output: started,
+        } as never);
+      else run = await startCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...started });
       held = await deps.pullReviews.hold(
         {
           ref,
