@@ -23,6 +23,8 @@ export interface AppDeps {
   review: FullReviewDeps["review"];
   /** This month's token budget: a pull request's full review runs only when it holds the estimate. */
   budget: FullReviewDeps["budget"];
+  /** The service's public URL (PUBLIC_URL), if set: the check's details link goes to the review's report there. */
+  publicUrl?: string;
   /** The full reviews running, one per pull request (a newer push supersedes the older). */
   pullReviews: PullReviews;
 }

@@ -8,6 +8,7 @@
  *   pull_request opened, synchronize, reopened
  *                              lint the touched bundles, Build Ready check + sticky comment;
  *                              with models and budget, a full review completes the check
+ *   check_run rerequested      ("Re-run" on the Build Ready check) the same, on a new check
  *   pull_request_review_comment a thread (or a message) through the threads port
  *   issue_comment              logged (conversation comments have no line to anchor to)
  */
@@ -17,7 +18,8 @@ import type { InstallationAccess } from "../server/repohost/sources.js";
 import type { AppDeps } from "./deps.js";
 import { onceper } from "./deliveries.js";
 import { onPush } from "./handlers/push.js";
-import { checkPullRequest } from "./handlers/pull-request.js";
+import { checkPullRequest, failedCheck } from "./handlers/pull-request.js";
+import { settleLeftover } from "./pr-leftovers.js";
 import { onReviewComment } from "./handlers/review-comment.js";
 
 function ownerRepo(fullName: string): { owner: string; repo: string } {
@@ -109,6 +111,36 @@ export function octokitFetch(octokit: () => Promise<{ request: unknown }>): type
   };
 }
 
+/** The App's installation a webhook came through (every App webhook carries it). */
+function installationOf(payload: { installation?: { id: number } }): number {
+  const id = payload.installation?.id;
+  if (id === undefined) throw new Error("the webhook carries no installation");
+  return id;
+}
+
+/**
+ * The open pull requests with `sha` at their head: those the check run names (same
+ * repository), else GitHub's list for the commit (a fork's pull request is not named).
+ */
+async function pullsOf(
+  gh: { request(route: string, params?: Record<string, unknown>): Promise<{ data: unknown }> },
+  owner: string,
+  repo: string,
+  sha: string,
+  named: ReadonlyArray<{ number: number; head: { sha: string } }>,
+): Promise<number[]> {
+  const mine = named.filter((p) => p.head.sha === sha).map((p) => p.number);
+  if (mine.length > 0) return mine;
+  const { data } = await gh.request("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", {
+    owner,
+    repo,
+    commit_sha: sha,
+  });
+  return (data as Array<{ number: number; state: string; head: { sha: string } }>)
+    .filter((p) => p.state === "open" && p.head.sha === sha)
+    .map((p) => p.number);
+}
+
 export function appMain(app: Probot, deps: AppDeps): void {
   deps.repohost.app = installationAccess(app, deps.apiUrl);
   const once = (ctx: { id: string; name: string }, run: () => Promise<void>) =>
@@ -151,12 +183,60 @@ export function appMain(app: Probot, deps: AppDeps): void {
           ...ownerRepo(ctx.payload.repository.full_name),
           number: pr.number,
           headSha: pr.head.sha,
-          htmlUrl: pr.html_url,
+          installationId: installationOf(ctx.payload),
         },
         deps,
       );
     }),
   );
+
+  // "Re-run" on the check in GitHub: the lint and the full review again, on a new check.
+  app.on("check_run.rerequested", (ctx) =>
+    once(ctx, async () => {
+      const run = ctx.payload.check_run;
+      const { owner, repo } = ownerRepo(ctx.payload.repository.full_name);
+      if (run.name !== deps.checkName) {
+        deps.logger.info("check run re-requested is not ours", { repo: `${owner}/${repo}`, check: run.name });
+        return;
+      }
+      const pulls = await pullsOf(ctx.octokit, owner, repo, run.head_sha, run.pull_requests);
+      if (pulls.length === 0) {
+        // A commit no open pull request has at its head: nothing to check it against.
+        await failedCheck(
+          ctx.octokit,
+          { owner, repo },
+          run.head_sha,
+          deps.checkName,
+          new Error(`no open pull request has ${run.head_sha.slice(0, 7)} at its head`),
+          deps,
+        );
+        return;
+      }
+      for (const number of pulls)
+        await checkPullRequest(
+          ctx.octokit,
+          { owner, repo, number, headSha: run.head_sha, installationId: installationOf(ctx.payload) },
+          deps,
+        );
+    }),
+  );
+
+  // Reviews a process that died left in flight: settled now and on every sweep after.
+  deps.pullReviews.recover(async (l) => {
+    try {
+      const gh = await app.auth(l.target.installationId);
+      const outcome = await settleLeftover(gh, l, deps);
+      deps.logger.info("pull request review left in flight settled", { id: l.id, outcome });
+    } catch (err) {
+      // Its lease lapses again and a later sweep retries (attempts count each try).
+      deps.pullReviews.letGo(l.id);
+      deps.logger.error("settling a pull request review left in flight failed", {
+        repo: `${l.target.ref.owner}/${l.target.ref.repo}`,
+        pull: l.target.number,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  });
 
   app.on("pull_request_review_comment.created", (ctx) =>
     once(ctx, async () => {

@@ -6,6 +6,7 @@
  * their versions). The Build Ready check is posted in progress and completed when the
  * review ends; a newer push on the same pull request supersedes a review still running.
  */
+import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { posix } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,7 +18,11 @@ import { annotationsOf, conclusionOf, headline } from "../node/pr/report.js";
 import type { Budget } from "../server/models/types.js";
 import type { AdhocResult, ReviewService } from "../server/review/service.js";
 import { ApiError } from "../server/errors.js";
+import { publicLink } from "../server/public-url.js";
 import type { Clock, Logger } from "../server/deps.js";
+import type { Db } from "../server/db/index.js";
+import { prReviews } from "../server/db/schema.js";
+import { and, eq, inArray, lt, ne, sql } from "drizzle-orm";
 
 /** What the App needs of the service for a full review. */
 export interface FullReviewDeps {
@@ -25,6 +30,12 @@ export interface FullReviewDeps {
   budget: Pick<Budget, "remaining">;
   clock: Clock;
   logger: Logger;
+  /**
+   * The service's public URL (PUBLIC_URL), when one is set: the check links to each doc's
+   * report there (GET /api/v1/reviews/{id}/report). Without one there is no address
+   * GitHub's readers could reach, and the check carries no link.
+   */
+  publicUrl?: string;
 }
 
 /** One touched bundle, read out of the partial checkout before it is removed. */
@@ -166,6 +177,8 @@ export interface PullTarget {
   number: number;
   headSha: string;
   checkRunId: number;
+  /** The App's installation on the repo: whoever settles a leftover review calls GitHub through it. */
+  installationId: number;
 }
 
 interface Running {
@@ -174,12 +187,64 @@ interface Running {
   done: Promise<void>;
 }
 
+/** A review a process that died left in flight, now claimed by this one (app/pr-leftovers.ts). */
+export interface LeftoverReview {
+  id: string;
+  target: PullTarget;
+  startedAt: Date;
+  /** Times the review was started, this claim included. */
+  attempts: number;
+}
+
+export interface PullReviewsOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** How often this instance says it still holds its reviews. */
+  heartbeatMs?: number;
+  /** A review whose holder has not said so for this long was left by a process that died. */
+  leaseMs?: number;
+  /** The only process on this database (embedded PGlite): every review in flight at start is a leftover. */
+  exclusive?: boolean;
+}
+
 /**
- * The full reviews running in this process, one per pull request: a newer push stops the
- * older review, whose check is then completed as cancelled (never left in progress).
+ * The full reviews running, one per pull request: a newer push stops the older review,
+ * whose check is then completed as cancelled (never left in progress). Each review in
+ * flight is also a row of pr_reviews, held by this instance with a heartbeat (the review
+ * worker's lease, server/jobs/queue.ts), so that one left by a process that died (kill -9,
+ * a deploy) is found and settled by the next instance to look (`recover`).
  */
 export class PullReviews {
+  /** This instance, as the holder of its rows. */
+  readonly id = `app-${randomUUID()}`;
   private readonly running = new Map<string, Running>();
+  /** The rows this instance holds: only these are kept alive by its heartbeat. */
+  private readonly held = new Set<string>();
+  private readonly opts: Required<Omit<PullReviewsOptions, "db" | "clock" | "logger">>;
+  private timers: NodeJS.Timeout[] = [];
+  private sweeping: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: PullReviewsOptions) {
+    this.opts = {
+      heartbeatMs: deps.heartbeatMs ?? 5000,
+      leaseMs: deps.leaseMs ?? 30_000,
+      exclusive: deps.exclusive ?? false,
+    };
+    const beat = setInterval(() => {
+      if (this.held.size === 0) return;
+      this.deps.db
+        .update(prReviews)
+        .set({ heartbeatAt: this.deps.clock.now() })
+        .where(and(inArray(prReviews.id, [...this.held]), eq(prReviews.worker, this.id)))
+        .catch((err: unknown) =>
+          this.deps.logger.warn("pull review heartbeat failed", { error: String(err) }),
+        );
+    }, this.opts.heartbeatMs);
+    beat.unref();
+    this.timers.push(beat);
+  }
 
   private key(ref: RepoRef, number: number): string {
     return `${ref.owner}/${ref.repo}#${number}`;
@@ -191,8 +256,54 @@ export class PullReviews {
     if (r && r.headSha !== headSha) r.abort.abort(new Superseded(headSha));
   }
 
+  /**
+   * Write the review down as in flight, held by this instance, before anything else can go
+   * wrong; `leftover` (a row this instance claimed) is taken over rather than written again.
+   */
+  async hold(target: PullTarget, leftover?: string): Promise<string> {
+    const now = this.deps.clock.now();
+    if (leftover !== undefined) {
+      await this.deps.db
+        .update(prReviews)
+        .set({ status: "running", headSha: target.headSha, checkRunId: target.checkRunId, heartbeatAt: now })
+        .where(and(eq(prReviews.id, leftover), eq(prReviews.worker, this.id)));
+      this.held.add(leftover);
+      return leftover;
+    }
+    const id = randomUUID();
+    await this.deps.db.insert(prReviews).values({
+      id,
+      installationId: target.installationId,
+      owner: target.ref.owner,
+      repo: target.ref.repo,
+      pullNumber: target.number,
+      headSha: target.headSha,
+      checkRunId: target.checkRunId,
+      startedAt: now,
+      status: "running",
+      worker: this.id,
+      heartbeatAt: now,
+    });
+    this.held.add(id);
+    return id;
+  }
+
+  /** The review ended (its check is completed): nothing is left in flight. */
+  async release(rowId: string): Promise<void> {
+    this.held.delete(rowId);
+    await this.deps.db.delete(prReviews).where(eq(prReviews.id, rowId));
+  }
+
+  /**
+   * Stop holding a row without removing it (its check could not be completed): its lease
+   * lapses and the next sweep, here or on another instance, settles it.
+   */
+  letGo(rowId: string): void {
+    this.held.delete(rowId);
+  }
+
   /** Run `review` in the background (a webhook answers at once); it ends its check itself. */
-  start(target: PullTarget, review: (signal: AbortSignal) => Promise<void>): void {
+  start(target: PullTarget, rowId: string, review: (signal: AbortSignal) => Promise<void>): void {
     const key = this.key(target.ref, target.number);
     // The new check supersedes any review still running here, even on the same head (reopened).
     this.running.get(key)?.abort.abort(new Superseded(target.headSha));
@@ -200,19 +311,112 @@ export class PullReviews {
     // Every model call of the review listens to the signal (many at once, by design).
     setMaxListeners(0, abort.signal);
     const entry: Running = { headSha: target.headSha, abort, done: Promise.resolve() };
-    entry.done = review(abort.signal).finally(() => {
-      if (this.running.get(key) === entry) this.running.delete(key);
-    });
+    entry.done = review(abort.signal)
+      .then(
+        () => this.release(rowId),
+        (err: unknown) => {
+          // The row stays; its lease lapses and a sweep settles the check (never left in progress).
+          this.letGo(rowId);
+          throw err;
+        },
+      )
+      .catch((err: unknown) =>
+        this.deps.logger.error("a pull request's review did not end cleanly", { error: String(err) }),
+      )
+      .finally(() => {
+        if (this.running.get(key) === entry) this.running.delete(key);
+      });
     this.running.set(key, entry);
   }
 
-  /** Resolves once no review is running (tests; a stopping server). */
+  /**
+   * Claim the reviews processes that died left in flight: every one at the start of the
+   * only process (`exclusive`), else those whose holder's heartbeat is older than the
+   * lease. The claim is one conditional UPDATE (holder unchanged, still stale), so of
+   * several instances looking at once exactly one takes each row.
+   */
+  async claimLeftovers(all = false): Promise<LeftoverReview[]> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const stale = new Date(now.getTime() - this.opts.leaseMs);
+    const rows = await db
+      .select({ id: prReviews.id, worker: prReviews.worker })
+      .from(prReviews)
+      .where(and(ne(prReviews.worker, this.id), all ? undefined : lt(prReviews.heartbeatAt, stale)));
+    const out: LeftoverReview[] = [];
+    for (const r of rows) {
+      const [row] = await db
+        .update(prReviews)
+        .set({
+          worker: this.id,
+          status: "settling",
+          heartbeatAt: now,
+          attempts: sql`${prReviews.attempts} + 1`,
+        })
+        .where(
+          and(
+            eq(prReviews.id, r.id),
+            eq(prReviews.worker, r.worker),
+            all ? undefined : lt(prReviews.heartbeatAt, stale),
+          ),
+        )
+        .returning();
+      if (!row) continue;
+      this.held.add(row.id);
+      out.push({
+        id: row.id,
+        target: {
+          ref: { owner: row.owner, repo: row.repo },
+          number: row.pullNumber,
+          headSha: row.headSha,
+          checkRunId: row.checkRunId,
+          installationId: row.installationId,
+        },
+        startedAt: row.startedAt,
+        attempts: row.attempts,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Settle the leftovers with `settle` now (all of them when this is the only process) and
+   * every half lease after (an instance of several that died is noticed by the others).
+   */
+  recover(settle: (leftover: LeftoverReview) => Promise<void>): void {
+    const sweep = (all: boolean) => {
+      if (this.stopped) return;
+      this.sweeping = this.sweeping
+        .then(async () => {
+          for (const l of await this.claimLeftovers(all)) await settle(l);
+        })
+        .catch((err: unknown) =>
+          this.deps.logger.error("settling pull request reviews left in flight failed", {
+            error: String(err),
+          }),
+        );
+    };
+    sweep(this.opts.exclusive);
+    const t = setInterval(() => sweep(false), this.opts.leaseMs / 2);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  /** Resolves once no review is running and no leftover is being settled (tests; a stopping server). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await this.sweeping;
+    while (this.running.size > 0) {
+      await Promise.allSettled([...this.running.values()].map((r) => r.done));
+      await this.sweeping;
+    }
   }
 
   /** Stop every review (the server is stopping); each completes its check as cancelled. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.sweeping;
     for (const r of this.running.values()) r.abort.abort(new Error("the server stopped"));
     await this.idle();
   }
@@ -268,6 +472,8 @@ async function reviewAndComplete(
   const { ref, checkRunId } = target;
   try {
     const results: BundleResult[] = [];
+    /** Each doc's report under the public URL (report_url is the API path, /api/v1 included). */
+    const reports: Array<{ doc: string; url: string }> = [];
     for (const b of bundles) {
       signal.throwIfAborted();
       const r = await deps.review.adhoc(
@@ -284,6 +490,8 @@ async function reviewAndComplete(
         { signal },
       );
       results.push(fullResult(b, r));
+      if (deps.publicUrl !== undefined)
+        reports.push({ doc: b.lint.doc, url: publicLink(deps.publicUrl, r.report_url) });
     }
     signal.throwIfAborted();
     const all = [...results, ...report.others];
@@ -293,10 +501,17 @@ async function reviewAndComplete(
       title: `${headline(all)} (full review)`,
       summary: report.summary(
         all,
-        [`Full review: ${findings} finding${findings === 1 ? "" : "s"} from the lint and the models.`],
+        [
+          `Full review: ${findings} finding${findings === 1 ? "" : "s"} from the lint and the models.`,
+          ...(reports.length > 0
+            ? [`The full reports (kept 90 days): ${reports.map((r) => `[${r.doc}](${r.url})`).join(", ")}.`]
+            : []),
+        ],
         true,
       ),
       annotations: annotationsOf(all),
+      // A check has one details link: the first doc's report (the summary lists them all).
+      ...(reports.length > 0 ? { detailsUrl: reports[0]!.url } : {}),
     });
     await report.comment?.(all);
     deps.logger.info("pull request reviewed", {

@@ -78,7 +78,13 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
     });
     // Messages posted in the service into threads a review comment opened reply on GitHub.
     const stopReplies = opts.threads ? () => {} : githubReplies(services, repohost);
-    const pullReviews = new PullReviews();
+    // One process on the embedded database: every review in flight at start was left by it.
+    const pullReviews = new PullReviews({
+      db: services.db,
+      clock: services.clock,
+      logger,
+      exclusive: !opts.databaseUrl,
+    });
     const webhooks = await createNodeMiddleware(
       specReview({
         db: services.db,
@@ -92,6 +98,7 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
         apiUrl,
         review: services.review,
         budget: services.budget,
+        ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
         pullReviews,
       }),
       { probot, webhooksPath: WEBHOOKS_PATH },

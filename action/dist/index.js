@@ -68796,6 +68796,7 @@ async function completeCheckRun(gh, ref, id, input) {
             ...ref,
             check_run_id: id,
             ...(i === batches.length - 1 ? { status: "completed", conclusion: input.conclusion } : {}),
+            ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
             output: {
                 title: input.title,
                 summary: input.summary,

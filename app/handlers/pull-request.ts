@@ -9,7 +9,9 @@
 import { join } from "node:path";
 import {
   commentMarker,
+  completeCheckRun,
   postCheckRun,
+  type PostedCheckRun,
   startCheckRun,
   upsertComment,
   type ChecksClient,
@@ -38,7 +40,18 @@ export interface PullEvent {
   repo: string;
   number: number;
   headSha: string;
-  htmlUrl: string;
+  /** The App's installation on the repo (a review left in flight is settled through it). */
+  installationId: number;
+}
+
+/**
+ * A review a process that died left in flight, checked again on the same head: its check
+ * (still in progress on GitHub) is reused rather than a second one posted.
+ */
+export interface Resume {
+  checkRunId: number;
+  /** Its pr_reviews row, claimed by this instance. */
+  rowId: string;
 }
 
 async function changedFiles(gh: PullOctokit, ev: PullEvent): Promise<string[]> {
@@ -81,12 +94,28 @@ async function readBlob(gh: PullOctokit, ev: PullEvent, sha: string): Promise<Ui
   return new Uint8Array(Buffer.from(blob.content, blob.encoding === "base64" ? "base64" : "utf8"));
 }
 
-export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: AppDeps): Promise<void> {
+/** GitHub's page of a check run (what the sticky comment links to when the check is reused). */
+function checkRunPage(deps: AppDeps, ev: PullEvent, id: number): string {
+  return `${deps.serverUrl}/${ev.owner}/${ev.repo}/runs/${id}`;
+}
+
+export async function checkPullRequest(
+  gh: PullOctokit,
+  ev: PullEvent,
+  deps: AppDeps,
+  resume?: Resume,
+): Promise<void> {
   const ref = { owner: ev.owner, repo: ev.repo };
   const checkName = deps.checkName;
   // A review still running for an older head of this pull request stops (its check says so).
   deps.pullReviews.supersede(ref, ev.number, ev.headSha);
   let checkout: { root: string; remove: () => void } | undefined;
+  // The check this commit has so far (a failure completes it rather than leaving it in progress).
+  let run: PostedCheckRun | undefined = resume
+    ? { id: resume.checkRunId, url: checkRunPage(deps, ev, resume.checkRunId) }
+    : undefined;
+  // The review's row while it is written down but not yet running (a failure removes it).
+  let held: string | undefined = resume?.rowId;
   try {
     const changed = await changedFiles(gh, ev);
     const tree = await headTree(gh, ev);
@@ -111,22 +140,41 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
     const summary = (rs: readonly BundleResult[], notes: readonly string[], full = false) =>
       [checkSummary(rs, full ? fullReport : report), ...notes].join("\n\n");
     const notes = plan.kind === "none" ? [] : [plan.note];
-    const run =
-      plan.kind === "run"
-        ? await startCheckRun(gh, ref, {
-            name: checkName,
-            headSha: ev.headSha,
-            title: `${headline(results)} (lint; the full review is running)`,
-            summary: summary(results, notes),
-          })
-        : await postCheckRun(gh, ref, {
-            name: checkName,
-            headSha: ev.headSha,
-            conclusion: conclusionOf(results, "not_build_ready"),
-            title: headline(results),
-            summary: summary(results, notes),
-            annotations: annotationsOf(results),
-          });
+    if (plan.kind === "run") {
+      const started = {
+        title: `${headline(results)} (lint; the full review is running)`,
+        summary: summary(results, notes),
+      };
+      // A leftover's check is still in progress on GitHub: it says the review runs again.
+      if (run)
+        await gh.rest.checks.update({
+          ...ref,
+          check_run_id: run.id,
+          status: "in_progress",
+          output: started,
+        } as never);
+      else run = await startCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...started });
+      held = await deps.pullReviews.hold(
+        {
+          ref,
+          number: ev.number,
+          headSha: ev.headSha,
+          checkRunId: run.id,
+          installationId: ev.installationId,
+        },
+        resume?.rowId,
+      );
+    } else {
+      const lint = {
+        conclusion: conclusionOf(results, "not_build_ready"),
+        title: headline(results),
+        summary: summary(results, notes),
+        annotations: annotationsOf(results),
+      };
+      if (run) await completeCheckRun(gh, ref, run.id, lint);
+      else run = await postCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...lint });
+    }
+    const checkRun = run;
     const marker = commentMarker(checkName);
     const comment = (rs: readonly BundleResult[], full = false) =>
       upsertComment(
@@ -134,7 +182,7 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
         ref,
         ev.number,
         marker,
-        commentBody(rs, full ? fullReport : report, { marker, checkName, checkRunUrl: run.url }),
+        commentBody(rs, full ? fullReport : report, { marker, checkName, checkRunUrl: checkRun.url }),
         rs.length > 0,
       );
     await comment(results);
@@ -144,12 +192,19 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
       docs: results.length,
       full_review: plan.kind,
     });
-    if (plan.kind === "run")
-      deps.pullReviews.start({ ref, number: ev.number, headSha: ev.headSha, checkRunId: run.id }, (signal) =>
+    if (plan.kind === "run" && held !== undefined) {
+      const target = {
+        ref,
+        number: ev.number,
+        headSha: ev.headSha,
+        checkRunId: checkRun.id,
+        installationId: ev.installationId,
+      };
+      deps.pullReviews.start(target, held, (signal) =>
         runFullReview(
           gh,
           deps,
-          { ref, number: ev.number, headSha: ev.headSha, checkRunId: run.id },
+          target,
           bundles,
           {
             lint: results,
@@ -160,8 +215,21 @@ export async function checkPullRequest(gh: PullOctokit, ev: PullEvent, deps: App
           signal,
         ),
       );
+      held = undefined;
+    } else if (held !== undefined) {
+      // A leftover re-checked whose full review no longer runs (no model, over budget): done.
+      await deps.pullReviews.release(held);
+      held = undefined;
+    }
   } catch (err) {
-    await failedCheck(gh, ref, ev.headSha, checkName, err, deps);
+    try {
+      await failedCheck(gh, ref, ev.headSha, checkName, err, deps, run?.id);
+    } catch (failed) {
+      // GitHub refused the failed check too: the row's lease lapses and a sweep settles it.
+      if (held !== undefined) deps.pullReviews.letGo(held);
+      throw failed;
+    }
+    if (held !== undefined) await deps.pullReviews.release(held);
   } finally {
     checkout?.remove();
   }
@@ -175,6 +243,8 @@ export async function failedCheck(
   name: string,
   err: unknown,
   deps: Pick<AppDeps, "logger">,
+  /** The check already posted for this commit (in progress): completed, not posted again. */
+  checkRunId?: number,
 ): Promise<void> {
   const status = (err as { status?: unknown } | undefined)?.status;
   const message = err instanceof Error ? err.message : String(err);
@@ -188,14 +258,14 @@ export async function failedCheck(
     sha: headSha,
     error: reason,
   });
-  await postCheckRun(gh, ref, {
-    name,
-    headSha,
-    conclusion: "failure",
+  const failed = {
+    conclusion: "failure" as const,
     title: "spec-review could not check this commit",
     summary: `spec-review failed: ${reason}`,
     annotations: [],
-  });
+  };
+  if (checkRunId !== undefined) await completeCheckRun(gh, ref, checkRunId, failed);
+  else await postCheckRun(gh, ref, { name, headSha, ...failed });
 }
 
 /** Where the built-in profiles are (beside package.json). */

@@ -163,6 +163,7 @@ export async function completeCheckRun(
         ...ref,
         check_run_id: id,
         ...(i === batches.length - 1 ? { status: "completed", conclusion: input.conclusion } : {}),
+        ...(input.detailsUrl ? { details_url: input.detailsUrl } : {}),
         output: {
           title: input.title,
           summary: input.summary,

@@ -1026,3 +1026,31 @@ export const githubCommentThreads = pgTable(
   },
   (t) => [index("github_comment_threads_thread").on(t.threadId)],
 );
+
+/**
+ * The App's full reviews of pull requests in flight (app/pr-review.ts): one row while a
+ * review runs, held by the instance that runs it (its heartbeat, the review worker's lease
+ * pattern), deleted when it ends. A row whose holder stopped saying it is alive was left by
+ * a process that died: another instance claims it and settles its check (docs/app.md).
+ */
+export const prReviews = pgTable(
+  "pr_reviews",
+  {
+    id: uuid("id").primaryKey(),
+    installationId: bigint("installation_id", { mode: "number" }).notNull(),
+    owner: text("owner").notNull(),
+    repo: text("repo").notNull(),
+    pullNumber: integer("pull_number").notNull(),
+    headSha: text("head_sha").notNull(),
+    checkRunId: bigint("check_run_id", { mode: "number" }).notNull(),
+    startedAt: ts("started_at").notNull(),
+    /** `running` while held; `settling` once an instance claimed it after its holder died. */
+    status: text("status").$type<"running" | "settling">().notNull(),
+    /** The instance holding the row, and when it last said it is alive. */
+    worker: text("worker").notNull(),
+    heartbeatAt: ts("heartbeat_at").notNull(),
+    /** Times the review was started (a review re-run after a crash counts again). */
+    attempts: integer("attempts").notNull().default(1),
+  },
+  (t) => [index("pr_reviews_heartbeat").on(t.heartbeatAt)],
+);

@@ -57,15 +57,20 @@ export interface AppHarness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
+export interface HarnessOptions {
+  /** The service's public URL (the check links to the review's report there). */
+  publicUrl?: string;
+  /** The lease of a review in flight (a leftover's heartbeat must be older to be taken). */
+  leaseMs?: number;
+}
+
+/** The App loaded on a Probot of its own, over the service graph `t` (a second instance shares it). */
+export async function loadApp(
   gh: FakeGitHub,
-  kind: "pglite" | "postgres" = "pglite",
-  /** Where review comments go (default: recorded only); `service`: the service's own threads. */
-  sink: "recorded" | "service" = "recorded",
-): Promise<AppHarness> {
-  const auth = testAuthenticator();
-  const t = await makeTestApp({ kind, mode: "hosted", auth, repohost: { apiUrl: gh.url } });
-  auth.bind(t.services);
+  t: TestApp,
+  threads: ThreadSink,
+  opts: HarnessOptions = {},
+): Promise<{ probot: Probot; pullReviews: PullReviews }> {
   const probot = new Probot({
     appId: 123,
     privateKey: appPrivateKey(),
@@ -73,24 +78,49 @@ export async function startHarness(
     baseUrl: gh.url,
     logLevel: "fatal",
   });
-  const threads = new RecordingThreads();
-  const pullReviews = new PullReviews();
-  if (sink === "service") githubReplies(t.services, t.services.repohost!);
+  const pullReviews = new PullReviews({
+    db: t.services.db,
+    clock: t.services.clock,
+    logger: t.services.logger,
+    ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}),
+  });
   await probot.load(
     specReview({
       db: t.services.db,
       clock: t.services.clock,
       logger: t.services.logger,
       repohost: t.services.repohost!,
-      threads: sink === "service" ? serviceThreadSink(t.services) : threads,
+      threads,
       builtinProfilesDir: resolve(packageRoot(), "profiles"),
       checkName: "Build Ready",
       serverUrl: "https://github.example",
       apiUrl: gh.url,
       review: t.services.review,
       budget: t.services.budget,
+      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
       pullReviews,
     }),
+  );
+  return { probot, pullReviews };
+}
+
+export async function startHarness(
+  gh: FakeGitHub,
+  kind: "pglite" | "postgres" = "pglite",
+  /** Where review comments go (default: recorded only); `service`: the service's own threads. */
+  sink: "recorded" | "service" = "recorded",
+  opts: HarnessOptions = {},
+): Promise<AppHarness> {
+  const auth = testAuthenticator();
+  const t = await makeTestApp({ kind, mode: "hosted", auth, repohost: { apiUrl: gh.url } });
+  auth.bind(t.services);
+  const threads = new RecordingThreads();
+  if (sink === "service") githubReplies(t.services, t.services.repohost!);
+  const { probot, pullReviews } = await loadApp(
+    gh,
+    t,
+    sink === "service" ? serviceThreadSink(t.services) : threads,
+    opts,
   );
   return {
     t,

@@ -27,7 +27,7 @@ export interface FakeRepo {
   commits: Map<string, FakeCommit>;
   blobs: Map<string, string>;
   installationId?: number;
-  pulls: Map<number, { files: string[]; head: string }>;
+  pulls: Map<number, { files: string[]; head: string; closed?: boolean }>;
 }
 
 export interface LoggedCall {
@@ -293,7 +293,18 @@ export class FakeGitHub {
       const pr = repo.pulls.get(Number(mm[1]));
       if (!pr) return this.send(res, call, 404, { message: "Not Found" });
       const ref = [...repo.branches].find(([, sha]) => sha === pr.head)?.[0] ?? `pr-${mm[1]}`;
-      return this.send(res, call, 200, { number: Number(mm[1]), head: { sha: pr.head, ref } });
+      return this.send(res, call, 200, {
+        number: Number(mm[1]),
+        state: pr.closed ? "closed" : "open",
+        head: { sha: pr.head, ref },
+      });
+    }
+    if (m === "GET" && (mm = /^\/commits\/([0-9a-f]{40})\/pulls$/.exec(rest))) {
+      const sha = mm[1]!;
+      const list = [...repo.pulls]
+        .filter(([, pr]) => pr.head === sha)
+        .map(([number, pr]) => ({ number, state: pr.closed ? "closed" : "open", head: { sha: pr.head } }));
+      return this.send(res, call, 200, list);
     }
     if (m === "GET" && (mm = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
       const pr = repo.pulls.get(Number(mm[1]));
