@@ -94,19 +94,43 @@ function inFrontmatter(doc: MarkdownDoc, names: readonly string[]): Found | unde
 
 const EMPH = "(?:\\*\\*|__|\\*|_)?";
 
-function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
+interface BodyPatterns {
+  /** The key's names anywhere: a text without them holds no `Key: value` line or row. */
+  any: RegExp;
+  line: RegExp;
+  row: RegExp;
+}
+
+const bodyPatterns = new Map<string, BodyPatterns>();
+
+/** The patterns of a key's names in the body, built once per list of names (every doc asks for the same keys). */
+function bodyPatternsOf(names: readonly string[]): BodyPatterns {
+  const id = names.join("\u0000");
+  let p = bodyPatterns.get(id);
+  if (p) return p;
   const alts = names.map((n) => spoken(n).split(" ").map(escapeRegExp).join("[\\s_-]+")).join("|");
-  // `Status: accepted`, `* **Status:** accepted`, `- Status - accepted` in a paragraph or list item.
-  const line = new RegExp(
-    `^[ \\t]*(?:[-*+][ \\t]+)?${EMPH}(?:${alts})${EMPH}[ \\t]*:${EMPH}[ \\t]*(.*?)[ \\t]*$`,
-    "imu",
-  );
-  // `| Status | accepted |` in a table.
-  const row = new RegExp(
-    `^[ \\t]*\\|[ \\t]*${EMPH}(?:${alts})${EMPH}:?[ \\t]*\\|[ \\t]*([^|\\n]*?)[ \\t]*\\|`,
-    "imu",
-  );
-  for (const b of doc.blocks) {
+  p = {
+    any: new RegExp(alts, "iu"),
+    // `Status: accepted`, `* **Status:** accepted`, `- Status - accepted` in a paragraph or list item.
+    line: new RegExp(
+      `^[ \\t]*(?:[-*+][ \\t]+)?${EMPH}(?:${alts})${EMPH}[ \\t]*:${EMPH}[ \\t]*(.*?)[ \\t]*$`,
+      "imu",
+    ),
+    // `| Status | accepted |` in a table.
+    row: new RegExp(
+      `^[ \\t]*\\|[ \\t]*${EMPH}(?:${alts})${EMPH}:?[ \\t]*\\|[ \\t]*([^|\\n]*?)[ \\t]*\\|`,
+      "imu",
+    ),
+  };
+  if (bodyPatterns.size >= 1000) bodyPatterns.clear();
+  bodyPatterns.set(id, p);
+  return p;
+}
+
+function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
+  const { any, line, row } = bodyPatternsOf(names);
+  // Every block's source is a part of the text: where the names are nowhere, no block holds them.
+  for (const b of any.test(doc.text) ? doc.blocks : []) {
     if (b.kind !== "paragraph" && b.kind !== "table") continue;
     const source = doc.text.slice(b.charStart, b.charEnd);
     const m = (b.kind === "table" ? row : line).exec(source);
@@ -186,10 +210,14 @@ export const requiredFrontmatter = defineCheck({
     if (fm.error) return [];
     const names = [params.key, ...params.aliases];
     const vars = { key: params.key };
+    // The first place holding a value, in this order; looked at only as far as needed.
+    const inFm = inFrontmatter(doc, names);
+    const given = (f: Found | undefined) => (f?.value !== undefined ? f : undefined);
     const found =
-      [inFrontmatter(doc, names), params.body ? inBody(doc, names) : undefined, inFiles(ctx, names)].find(
-        (f) => f?.value !== undefined,
-      ) ?? inFrontmatter(doc, names);
+      given(inFm) ??
+      (params.body ? given(inBody(doc, names)) : undefined) ??
+      given(inFiles(ctx, names)) ??
+      inFm;
     if (found?.value === undefined) {
       const range: [number, number] = found
         ? found.range
