@@ -16,6 +16,7 @@ import {
   type ProfileLayer,
 } from "../node/profiles.js";
 import { collectTasks, lintTask, type DocReport, type LintReport } from "../node/lint.js";
+import type { LintPool } from "./lint-pool.js";
 
 export { builtinProfilesDir } from "../node/package.js";
 export { folderProfileSource as fsProfileSource } from "../node/profiles.js";
@@ -84,15 +85,35 @@ export async function lintPaths(
   const layers = profileLayers(cwd, options.profilesDirs);
   const loaded = loadLayers(layers, cwd);
   const exclude = layers.filter((l) => l.origin === "option").map((l) => l.dir);
-  const { tasks, problems, skipped } = collectTasks(paths, cwd, exclude);
   const runId = randomUUID();
   const cores = availableParallelism();
-  const workers = options.workers ?? (tasks.length >= WORKER_THRESHOLD && cores > 1 ? Math.min(cores, 8) : 0);
+  const wanted = (docs: number) =>
+    options.workers ?? (docs >= WORKER_THRESHOLD && cores > 1 ? Math.min(cores, 8) : 0);
+  // Worker threads start as soon as the walk shows enough markdown files for them, so they
+  // load their modules while this thread reads the files and finds the bundles.
+  const { startLintPool } = await import("./lint-pool.js");
+  let pool: LintPool | undefined;
+  let markdownFiles = 0;
+  const walked = (n: number) => {
+    markdownFiles += n;
+    if (!pool && markdownFiles > 1 && wanted(markdownFiles) > 1)
+      pool = startLintPool(loaded.profiles, runId, wanted(markdownFiles), markdownFiles);
+  };
+  let collected: ReturnType<typeof collectTasks>;
+  try {
+    collected = collectTasks(paths, cwd, exclude, walked);
+  } catch (err) {
+    pool?.close();
+    throw err;
+  }
+  const { tasks, problems, skipped } = collected;
   let docs: DocReport[];
-  if (workers > 1 && tasks.length > 1) {
-    const { lintInWorkers } = await import("./lint-pool.js");
-    docs = await lintInWorkers(tasks, loaded.profiles, runId, workers);
-  } else docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
+  // The walk counts every markdown file; fewer of them may be spec docs than threads pay for.
+  if (pool && tasks.length > 1 && wanted(tasks.length) > 1) docs = await pool.lint(tasks);
+  else {
+    pool?.close();
+    docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
+  }
   return { docs, problems, skipped, loaded };
 }
 

@@ -2,7 +2,8 @@
  * Lint many docs on worker threads: a queue of small batches shared by `count - 1`
  * workers and the main thread, which lints too (it has every module loaded already, and a
  * worker costs a start-up). Workers get the profiles as loaded by the main thread, so
- * none parses a profile again.
+ * none parses a profile again, and can be started before the docs are found, so their
+ * start-up overlaps the main thread's walk.
  */
 import { Worker } from "node:worker_threads";
 import { lintTask, type DocReport, type LintTask } from "../node/lint.js";
@@ -22,12 +23,24 @@ export type WorkerResponse =
 
 const BATCH = 8;
 
-export function lintInWorkers(
-  tasks: readonly LintTask[],
+/** Worker threads started ahead of the work: they load their modules while the main thread still finds the docs. */
+export interface LintPool {
+  /** Lint the tasks on the workers and the main thread; reports in task order. Once per pool. */
+  lint(tasks: readonly LintTask[]): Promise<DocReport[]>;
+  /** Stop the workers (lint does when it is done). */
+  close(): void;
+}
+
+/**
+ * Start `count - 1` workers now (the main thread is the last of `count`); `expected` is
+ * an upper bound on the docs, so no worker is started that would find no batch to take.
+ */
+export function startLintPool(
   profiles: readonly Profile[],
   runId: string,
   count: number,
-): Promise<DocReport[]> {
+  expected: number,
+): LintPool {
   // From source (tsx) the worker is the .ts file next to this one; from dist, the .js.
   const fromSource = import.meta.url.endsWith(".ts");
   const url = new URL(`./lint-worker${fromSource ? ".ts" : ".js"}`, import.meta.url);
@@ -36,6 +49,41 @@ export function lintInWorkers(
   const bootstrap = fromSource
     ? `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`
     : undefined;
+  const data: WorkerData = { profiles, runId };
+  const n = Math.max(0, Math.min(count - 1, Math.ceil(expected / BATCH) - 1));
+  const workers: Worker[] = [];
+  for (let i = 0; i < n; i++)
+    workers.push(
+      bootstrap
+        ? new Worker(bootstrap, { eval: true, workerData: data })
+        : new Worker(url, { workerData: data }),
+    );
+  // An error before lint() is called is kept for it (a worker that cannot start fails the run).
+  let early: Error | undefined;
+  for (const w of workers) w.on("error", (err) => (early ??= err));
+  const close = () => {
+    for (const w of workers) void w.terminate();
+  };
+  return { lint: (tasks) => share(tasks, profiles, runId, workers, () => early).finally(close), close };
+}
+
+/** Lint many docs on `count - 1` workers and the main thread. */
+export function lintInWorkers(
+  tasks: readonly LintTask[],
+  profiles: readonly Profile[],
+  runId: string,
+  count: number,
+): Promise<DocReport[]> {
+  return startLintPool(profiles, runId, count, tasks.length).lint(tasks);
+}
+
+function share(
+  tasks: readonly LintTask[],
+  profiles: readonly Profile[],
+  runId: string,
+  workers: readonly Worker[],
+  early: () => Error | undefined,
+): Promise<DocReport[]> {
   const results = new Array<DocReport>(tasks.length);
   let next = 0;
   let done = 0;
@@ -46,15 +94,16 @@ export function lintInWorkers(
     return batch;
   };
   return new Promise((resolvePromise, reject) => {
-    const workers: Worker[] = [];
     let settled = false;
     const finish = (err?: Error) => {
       if (settled) return;
       settled = true;
-      for (const w of workers) void w.terminate();
       if (err) reject(err);
       else resolvePromise(results);
     };
+    const failed = early();
+    if (failed) return finish(failed);
+    if (tasks.length === 0) return finish();
     const record = (reports: { index: number; report: DocReport }[]) => {
       for (const r of reports) results[r.index] = r.report;
       done += reports.length;
@@ -64,13 +113,7 @@ export function lintInWorkers(
       const batch = take();
       if (batch.length > 0) w.postMessage({ tasks: batch } satisfies WorkerRequest);
     };
-    const data: WorkerData = { profiles, runId };
-    const n = Math.max(0, Math.min(count - 1, Math.ceil(tasks.length / BATCH) - 1));
-    for (let i = 0; i < n; i++) {
-      const w = bootstrap
-        ? new Worker(bootstrap, { eval: true, workerData: data })
-        : new Worker(url, { workerData: data });
-      workers.push(w);
+    for (const w of workers) {
       w.on("message", (msg: WorkerResponse) => {
         if (settled) return;
         if (!msg.ok) return finish(new Error(msg.error));
