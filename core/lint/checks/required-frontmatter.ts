@@ -8,7 +8,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { docAnchorRange, escapeRegExp, matchForm } from "../helpers.js";
+import { docAnchorRange, escapeRegExp, matchForm, normalizedTitle } from "../helpers.js";
 import { defineCheck } from "./define.js";
 import { resolveInBundle } from "./links-resolve.js";
 import type { MarkdownDoc } from "../../markdown/document.js";
@@ -95,7 +95,7 @@ function inFrontmatter(doc: MarkdownDoc, names: readonly string[]): Found | unde
 const EMPH = "(?:\\*\\*|__|\\*|_)?";
 
 interface BodyPatterns {
-  /** The key's names anywhere: a text without them holds no `Key: value` line or row. */
+  /** A name then a colon or a cell's end, anywhere: a text without one holds no `Key: value` line or row. */
   any: RegExp;
   line: RegExp;
   row: RegExp;
@@ -110,7 +110,7 @@ function bodyPatternsOf(names: readonly string[]): BodyPatterns {
   if (p) return p;
   const alts = names.map((n) => spoken(n).split(" ").map(escapeRegExp).join("[\\s_-]+")).join("|");
   p = {
-    any: new RegExp(alts, "iu"),
+    any: new RegExp(`(?:${alts})${EMPH}(?:[ \\t]*:|:?[ \\t]*\\|)`, "iu"),
     // `Status: accepted`, `* **Status:** accepted`, `- Status - accepted` in a paragraph or list item.
     line: new RegExp(
       `^[ \\t]*(?:[-*+][ \\t]+)?${EMPH}(?:${alts})${EMPH}[ \\t]*:${EMPH}[ \\t]*(.*?)[ \\t]*$`,
@@ -146,7 +146,7 @@ function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
   // A `## Status` section: its first paragraph is the value.
   const wanted = new Set(names.map(spoken));
   for (const s of doc.sections) {
-    if (s.level === 0 || !wanted.has(matchForm(s.title))) continue;
+    if (s.level === 0 || !wanted.has(normalizedTitle(s.title))) continue;
     const first = doc.blocks.find(
       (b) => b.charStart >= s.contentCharStart && b.charStart < s.ownCharEnd && b.kind === "paragraph",
     );
