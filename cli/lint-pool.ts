@@ -121,6 +121,9 @@ function share(
         feed(w);
       });
       w.on("error", (err) => finish(err));
+      // Two batches in flight: the next one waits in the worker's queue, so it does not
+      // sit idle while this thread, busy with its own batch, cannot answer its message.
+      feed(w);
       feed(w);
     }
     // The main thread's share: one batch at a time, yielding between batches so workers are fed.
