@@ -59,13 +59,19 @@ export async function lintCommand(argv: string[]): Promise<number> {
   }
   const paths = positionals.length > 0 ? positionals : ["."];
 
-  const { lintPaths, LintUsageError } = await import("./lint-fs.js");
-  let report: Awaited<ReturnType<typeof lintPaths>>;
+  // Workers first (when the paths hold many docs): they load the lint engine while this thread does.
+  const early = (await import("./lint-early.js")).startEarly(paths, process.cwd(), workers);
+  let report: Awaited<ReturnType<typeof import("./lint-fs.js").lintPaths>>;
   try {
-    report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers });
-  } catch (err) {
-    if (err instanceof LintUsageError) return usageError("lint", err.message);
-    throw err;
+    const { lintPaths, LintUsageError } = await import("./lint-fs.js");
+    try {
+      report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers, early });
+    } catch (err) {
+      if (err instanceof LintUsageError) return usageError("lint", err.message);
+      throw err;
+    }
+  } finally {
+    early.pool?.close();
   }
   // A mistyped path in CI must not pass as "nothing to lint".
   if (report.docs.length === 0 && report.problems.length === 0) {

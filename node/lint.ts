@@ -27,8 +27,9 @@ export function scanFolder(
   root: string,
   exclude: readonly string[] = [],
   walked?: (files: readonly string[]) => void,
+  listed?: readonly string[],
 ): Discovery {
-  const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+  const files = (listed ?? walkFiles(root)).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
   walked?.(files);
   return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
 }
@@ -173,13 +174,15 @@ export interface LintReport {
  * Find the spec docs under the paths: folders are walked for bundles; a markdown file is
  * linted as it is. `exclude` holds absolute folders not to look for bundles in.
  * `walked` hears, before their files are read, how many markdown files each path holds
- * (at most that many docs): the CLI starts its worker threads then.
+ * (at most that many docs): the CLI starts its worker threads then. `walks` holds folders
+ * (absolute) already walked, with their `walkFiles` listing.
  */
 export function collectTasks(
   paths: readonly string[],
   cwd: string,
   exclude: readonly string[] = [],
   walked?: (markdownFiles: number) => void,
+  walks?: ReadonlyMap<string, readonly string[]>,
 ): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
   const tasks: LintTask[] = [];
   const problems: Problem[] = [];
@@ -196,6 +199,7 @@ export function collectTasks(
         abs,
         inside,
         walked && ((files) => walked(files.filter(isMarkdownPath).length)),
+        walks?.get(abs),
       );
       for (const b of discovery.bundles) {
         const bundleDir = b.slug === "." ? abs : join(abs, b.slug);
