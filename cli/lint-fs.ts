@@ -17,7 +17,7 @@ import {
 } from "../node/profiles.js";
 import { collectTasks, lintTask, type DocReport, type LintReport } from "../node/lint.js";
 import type { EarlyStart } from "./lint-early.js";
-import { startLintPool, threadsFor, type LintPool } from "./lint-pool.js";
+import { WORKER_THRESHOLD, startLintPool, threadsFor, type LintPool } from "./lint-pool.js";
 
 export { builtinProfilesDir } from "../node/package.js";
 export { folderProfileSource as fsProfileSource } from "../node/profiles.js";
@@ -109,7 +109,7 @@ export async function lintPaths(
   const { tasks, problems, skipped } = collected;
   let docs: DocReport[];
   // The walk counts every markdown file; fewer of them may be spec docs than threads pay for.
-  if (pool && tasks.length > 1 && wanted(tasks.length) > 1)
+  if (pool && tasks.length > 1 && (options.workers !== undefined || tasks.length >= WORKER_THRESHOLD))
     docs = await pool.lint(tasks, loaded.profiles, runId, lintTask);
   else {
     pool?.close();

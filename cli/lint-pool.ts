@@ -6,6 +6,7 @@
  * lint` starts its workers before it loads the engine itself (cli/lint-early.ts), so the
  * workers' start-up overlaps the main thread's.
  */
+import { loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { DocReport, LintTask } from "../node/lint.js";
 import type { Profile } from "../core/profile/schema.js";
@@ -44,9 +45,16 @@ export interface LintPool {
   close(): void;
 }
 
-/** The threads to lint `docs` docs with, the main one included: one per core (at most 8) from WORKER_THRESHOLD docs on. */
-export function threadsFor(docs: number, cores: number, asked?: number): number {
-  return asked ?? (docs >= WORKER_THRESHOLD && cores > 1 ? Math.min(cores, 8) : 0);
+/**
+ * The threads to lint `docs` docs with, the main one included: from WORKER_THRESHOLD docs
+ * on, one per idle core (at most 8), idle being the cores less the load average (1 minute;
+ * as `make --load-average` does). A thread that finds no idle core only adds its start-up:
+ * on a busy machine one thread finishes sooner than two. `asked` (--workers) decides alone.
+ */
+export function threadsFor(docs: number, cores: number, asked?: number, load = loadavg()[0] ?? 0): number {
+  if (asked !== undefined) return asked;
+  const idle = Math.min(cores, 8, Math.ceil(cores - load));
+  return docs >= WORKER_THRESHOLD && idle > 1 ? idle : 0;
 }
 
 /**
