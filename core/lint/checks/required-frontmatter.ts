@@ -12,6 +12,7 @@ import { docAnchorRange, escapeRegExp, matchForm, normalizedTitle } from "../hel
 import { defineCheck } from "./define.js";
 import { resolveInBundle } from "./links-resolve.js";
 import type { MarkdownDoc } from "../../markdown/document.js";
+import { plainYamlMap } from "../../markdown/frontmatter.js";
 import type { CheckContext } from "../types.js";
 
 export const options = z.strictObject({
@@ -171,12 +172,13 @@ function siblingData(doc: MarkdownDoc, path: string, text: string): unknown {
   }
   const cached = perDoc.get(path);
   if (cached?.text === text) return cached.data;
-  let data: unknown;
-  try {
-    data = parseYaml(text, { maxAliasCount: 100 });
-  } catch {
-    data = undefined;
-  }
+  let data: unknown = plainYamlMap(text);
+  if (data === undefined)
+    try {
+      data = parseYaml(text, { maxAliasCount: 100 });
+    } catch {
+      data = undefined;
+    }
   perDoc.set(path, { text, data });
   return data;
 }
