@@ -5,7 +5,7 @@
  * See docs/lint-cli.md.
  */
 import type { DocReport, LintReport } from "../node/lint.js";
-import type { ProfileLayer } from "../node/profiles.js";
+import type { LoadedProfiles, ProfileLayer } from "../node/profiles.js";
 import type { Profile } from "../core/profile/schema.js";
 import { adoptionNote } from "../core/lint/adopt.js";
 import { commandArgs, usageError } from "./args.js";
@@ -61,7 +61,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
 
   // Workers first (when the paths hold many docs): they load the lint engine while this thread does.
   const early = (await import("./lint-early.js")).startEarly(paths, process.cwd(), workers);
-  let report: Awaited<ReturnType<typeof import("./lint-fs.js").lintPaths>>;
+  let report: LintReport & { loaded: LoadedProfiles };
   try {
     const { lintPaths, LintUsageError } = await import("./lint-fs.js");
     try {

@@ -131,8 +131,7 @@ describe.skipIf(!PG)("kill -9 of the instance running a review", () => {
       for (const r of fake.replies) seen.set(r.content, (seen.get(r.content) ?? 0) + 1);
       return (r: { content: string }) => seen.get(r.content) === 1;
     };
-    while (fake.replies.length < 3 || !fake.replies.some(once()))
-      await new Promise((r) => setTimeout(r, 20));
+    while (fake.replies.length < 3 || !fake.replies.some(once())) await new Promise((r) => setTimeout(r, 20));
     const snapshot = [...fake.replies];
     let kept = new Set<string>();
     for (let i = 0; i < 60; i++) {
