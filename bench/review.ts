@@ -106,8 +106,28 @@ const PROFILE = {
   guidance: "",
 };
 
+type Role = "reviewer" | "reader" | "judge";
+const ROLE_OF_SCHEMA: Record<string, Role> = { reader_answer: "reader", judge_groups: "judge" };
+
 async function review(text: string, cache: StepCache) {
-  const client = scriptedClient({ latencyMs: LATENCY });
+  const scripted = scriptedClient({ latencyMs: LATENCY });
+  // What each role's calls really used, to set beside the estimate's split by role.
+  const byRole: Record<Role, { tokensIn: number; tokensOut: number; calls: number }> = {
+    reviewer: { tokensIn: 0, tokensOut: 0, calls: 0 },
+    reader: { tokensIn: 0, tokensOut: 0, calls: 0 },
+    judge: { tokensIn: 0, tokensOut: 0, calls: 0 },
+  };
+  const client = {
+    ...scripted,
+    call: async (call: Parameters<typeof scripted.call>[0]) => {
+      const answer = await scripted.call(call);
+      const r = byRole[ROLE_OF_SCHEMA[call.schemaName] ?? "reviewer"];
+      r.calls++;
+      r.tokensIn += answer.tokensIn;
+      r.tokensOut += answer.tokensOut;
+      return answer;
+    },
+  };
   const role = { client, model: "bench-model" };
   const bundle = { files: [{ path: "ledger.md", text }], mainPath: "ledger.md", linked: [] };
   const estimate = await estimateReview({
@@ -128,7 +148,7 @@ async function review(text: string, cache: StepCache) {
   const out = await runReview(input);
   const wall = performance.now() - t0;
   if (out.status !== "done") throw new Error(`review failed: ${out.error?.message}`);
-  return { out, wall, calls: client.calls.length, maxInFlight: client.maxInFlight, estimate };
+  return { out, wall, calls: scripted.calls.length, maxInFlight: scripted.maxInFlight, estimate, byRole };
 }
 
 function printEstimate(label: string, r: Awaited<ReturnType<typeof review>>) {
@@ -146,6 +166,13 @@ function printEstimate(label: string, r: Awaited<ReturnType<typeof review>>) {
     console.log(
       `  ${name.padEnd(10)} estimate ${String(est).padStart(7)}  used ${String(real).padStart(7)}  ratio ${ratio.toFixed(2)}` +
         (name === "tokens" ? (Math.abs(ratio - 1) <= 0.25 ? " (within 25%)" : " (NOT within 25%)") : ""),
+    );
+  }
+  for (const role of ["reviewer", "reader", "judge"] as const) {
+    const est = e.byRole[role];
+    const used = r.byRole[role];
+    console.log(
+      `    ${role.padEnd(8)} calls ${est.calls}/${used.calls}  in ${est.tokensIn}/${used.tokensIn}  out ${est.tokensOut}/${used.tokensOut} (estimate/used)`,
     );
   }
 }
@@ -169,7 +196,7 @@ for (const s of first.out.stages)
     `  ${s.name.padEnd(10)} ${String(s.steps).padStart(4)} steps, from ${(s.started_ms / 1000).toFixed(2)} s for ${(s.duration_ms / 1000).toFixed(2)} s`,
   );
 
-printEstimate("first review (the model has answered nothing yet: fixed sizes)", first);
+printEstimate("first review (the model has answered nothing yet: sizes from the schemas and the doc)", first);
 
 const second = await review(bundleText(true), cache);
 const share = second.out.usage.cached / second.out.usage.steps;
@@ -179,8 +206,8 @@ console.log(
 );
 printEstimate("after the edit", second);
 
-// The estimate before a model's first answer rests on fixed sizes (EXPECTED_TOKENS_OUT,
-// ASSUMED_QUESTIONS); once the model has answered, on its own history. A new bundle:
+// The estimate before a model's first answer rests on the doc's statements and the
+// answers' schemas (docs/review.md); once the model has answered, on its own history. A new bundle:
 const other = await review(otherBundleText(), cache);
 printEstimate("another bundle, same model", other);
 if (Math.abs(over) > 0.15 || share < 0.8) process.exitCode = 1;

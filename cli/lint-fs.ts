@@ -16,12 +16,15 @@ import {
   type ProfileLayer,
 } from "../node/profiles.js";
 import { collectTasks, lintTask, type DocReport, type LintReport } from "../node/lint.js";
+import type { EarlyStart } from "./lint-early.js";
+import { WORKER_THRESHOLD, startLintPool, threadsFor, type LintPool } from "./lint-pool.js";
 
 export { builtinProfilesDir } from "../node/package.js";
 export { folderProfileSource as fsProfileSource } from "../node/profiles.js";
 export { walkFiles, IGNORED_FOLDERS } from "../node/walk.js";
 export { collectTasks, lintTask } from "../node/lint.js";
 export type { DocReport, LintReport, LintTask, PositionedFinding, Problem } from "../node/lint.js";
+export { WORKER_THRESHOLD } from "./lint-pool.js";
 
 const toPosix = (p: string) => (sep === "/" ? p : p.split(sep).join("/"));
 
@@ -30,11 +33,10 @@ export interface LintPathsOptions {
   profilesDirs?: readonly string[];
   /** Worker threads: undefined decides by the number of docs, 0 or 1 lints in this thread. */
   workers?: number;
+  /** Workers and walks started before the lint engine was loaded (cli/lint-early.ts). */
+  early?: EarlyStart;
   cwd?: string;
 }
-
-/** Below this many docs, threads cost more than they save. */
-export const WORKER_THRESHOLD = 48;
 
 /**
  * The profile layers `spec-review lint` uses from `cwd`: the built-ins, the repository's
@@ -84,15 +86,35 @@ export async function lintPaths(
   const layers = profileLayers(cwd, options.profilesDirs);
   const loaded = loadLayers(layers, cwd);
   const exclude = layers.filter((l) => l.origin === "option").map((l) => l.dir);
-  const { tasks, problems, skipped } = collectTasks(paths, cwd, exclude);
   const runId = randomUUID();
   const cores = availableParallelism();
-  const workers = options.workers ?? (tasks.length >= WORKER_THRESHOLD && cores > 1 ? Math.min(cores, 8) : 0);
+  const wanted = (docs: number) => threadsFor(docs, cores, options.workers);
+  // Worker threads start as soon as a walk shows enough markdown files for them (the CLI
+  // starts them before it loads this module), so they load their modules while this
+  // thread reads the files and finds the bundles.
+  let pool: LintPool | undefined = options.early?.pool;
+  let markdownFiles = 0;
+  const walked = (n: number) => {
+    markdownFiles += n;
+    if (!pool && markdownFiles > 1 && wanted(markdownFiles) > 1)
+      pool = startLintPool(wanted(markdownFiles), markdownFiles);
+  };
+  let collected: ReturnType<typeof collectTasks>;
+  try {
+    collected = collectTasks(paths, cwd, exclude, walked, options.early?.walks);
+  } catch (err) {
+    pool?.close();
+    throw err;
+  }
+  const { tasks, problems, skipped } = collected;
   let docs: DocReport[];
-  if (workers > 1 && tasks.length > 1) {
-    const { lintInWorkers } = await import("./lint-pool.js");
-    docs = await lintInWorkers(tasks, loaded.profiles, runId, workers);
-  } else docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
+  // The walk counts every markdown file; fewer of them may be spec docs than threads pay for.
+  if (pool && tasks.length > 1 && (options.workers !== undefined || tasks.length >= WORKER_THRESHOLD))
+    docs = await pool.lint(tasks, loaded.profiles, runId, lintTask);
+  else {
+    pool?.close();
+    docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
+  }
   return { docs, problems, skipped, loaded };
 }
 

@@ -1,11 +1,17 @@
-/** Worker thread: lints batches of docs sent by lint-pool.ts, with the profiles it was started with. */
-import { parentPort, workerData } from "node:worker_threads";
+/** Worker thread: lints batches of docs sent by lint-pool.ts, with the profiles of its first message. */
+import { parentPort } from "node:worker_threads";
 import { lintTask } from "../node/lint.js";
-import type { WorkerData, WorkerRequest, WorkerResponse } from "./lint-pool.js";
+import type { Profile } from "../core/profile/schema.js";
+import type { WorkerRequest, WorkerResponse } from "./lint-pool.js";
 
-const { profiles, runId } = workerData as WorkerData;
+let profiles: readonly Profile[] = [];
+let runId = "";
 
 parentPort?.on("message", (req: WorkerRequest) => {
+  if ("init" in req) {
+    ({ profiles, runId } = req.init);
+    return;
+  }
   let response: WorkerResponse;
   try {
     response = {

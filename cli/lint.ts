@@ -5,7 +5,7 @@
  * See docs/lint-cli.md.
  */
 import type { DocReport, LintReport } from "../node/lint.js";
-import type { ProfileLayer } from "../node/profiles.js";
+import type { LoadedProfiles, ProfileLayer } from "../node/profiles.js";
 import type { Profile } from "../core/profile/schema.js";
 import { adoptionNote } from "../core/lint/adopt.js";
 import { commandArgs, usageError } from "./args.js";
@@ -59,13 +59,19 @@ export async function lintCommand(argv: string[]): Promise<number> {
   }
   const paths = positionals.length > 0 ? positionals : ["."];
 
-  const { lintPaths, LintUsageError } = await import("./lint-fs.js");
-  let report: Awaited<ReturnType<typeof lintPaths>>;
+  // Workers first (when the paths hold many docs): they load the lint engine while this thread does.
+  const early = (await import("./lint-early.js")).startEarly(paths, process.cwd(), workers);
+  let report: LintReport & { loaded: LoadedProfiles };
   try {
-    report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers });
-  } catch (err) {
-    if (err instanceof LintUsageError) return usageError("lint", err.message);
-    throw err;
+    const { lintPaths, LintUsageError } = await import("./lint-fs.js");
+    try {
+      report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers, early });
+    } catch (err) {
+      if (err instanceof LintUsageError) return usageError("lint", err.message);
+      throw err;
+    }
+  } finally {
+    early.pool?.close();
   }
   // A mistyped path in CI must not pass as "nothing to lint".
   if (report.docs.length === 0 && report.problems.length === 0) {

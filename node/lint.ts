@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { discoverBundles, isUnder, type Discovery } from "../core/bundle/discover.js";
+import { discoverBundles, isMarkdownPath, isUnder, type Discovery } from "../core/bundle/discover.js";
 import { decodeText, lintDoc, type Adopt, type Assumption, type LintResult } from "../core/lint/engine.js";
 import type { Finding } from "../core/lint/types.js";
 import { parseMarkdown } from "../core/markdown/document.js";
@@ -23,8 +23,14 @@ const toPosix = (p: string) => (sep === "/" ? p : p.split(sep).join("/"));
  * as a profiles folder inside the tree, whose templates name a type but are not specs.
  * `.spec-review/` (the repository's own profiles among it) is never walked.
  */
-export function scanFolder(root: string, exclude: readonly string[] = []): Discovery {
-  const files = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+export function scanFolder(
+  root: string,
+  exclude: readonly string[] = [],
+  walked?: (files: readonly string[]) => void,
+  listed?: readonly string[],
+): Discovery {
+  const files = (listed ?? walkFiles(root)).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+  walked?.(files);
   return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
 }
 
@@ -167,11 +173,16 @@ export interface LintReport {
 /**
  * Find the spec docs under the paths: folders are walked for bundles; a markdown file is
  * linted as it is. `exclude` holds absolute folders not to look for bundles in.
+ * `walked` hears, before their files are read, how many markdown files each path holds
+ * (at most that many docs): the CLI starts its worker threads then. `walks` holds folders
+ * (absolute) already walked, with their `walkFiles` listing.
  */
 export function collectTasks(
   paths: readonly string[],
   cwd: string,
   exclude: readonly string[] = [],
+  walked?: (markdownFiles: number) => void,
+  walks?: ReadonlyMap<string, readonly string[]>,
 ): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
   const tasks: LintTask[] = [];
   const problems: Problem[] = [];
@@ -184,7 +195,12 @@ export function collectTasks(
       const inside = exclude
         .map((e) => toPosix(relative(abs, e)))
         .filter((rel) => rel !== "" && !rel.startsWith("..") && !rel.startsWith("/"));
-      const discovery = scanFolder(abs, inside);
+      const discovery = scanFolder(
+        abs,
+        inside,
+        walked && ((files) => walked(files.filter(isMarkdownPath).length)),
+        walks?.get(abs),
+      );
       for (const b of discovery.bundles) {
         const bundleDir = b.slug === "." ? abs : join(abs, b.slug);
         const docAbs = join(bundleDir, b.doc.path);
@@ -204,6 +220,7 @@ export function collectTasks(
     } else {
       if (seen.has(abs)) continue;
       seen.add(abs);
+      walked?.(1);
       const bundleDir = dirname(abs);
       tasks.push({
         bundleDir,

@@ -7,7 +7,12 @@
  * spec docs is a problem, not a bundle. Markdown naming no type outside every
  * bundle is "skipped": offered for adoption.
  */
-import { parseFrontmatter, frontmatterType, type FrontmatterError } from "../markdown/frontmatter.js";
+import {
+  parseFrontmatter,
+  frontmatterType,
+  splitFrontmatter,
+  type FrontmatterError,
+} from "../markdown/frontmatter.js";
 
 export interface DiscoveredDoc {
   /** Path of the spec doc relative to the root, posix separators. */
@@ -62,10 +67,45 @@ export function isUnder(path: string, folder: string): boolean {
   return folder === "." || path.startsWith(folder + "/");
 }
 
+/** A `key: value` line whose value is a plain word or phrase: no quotes, flow, anchors, tags, comments or colons. */
+const PLAIN_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+([\p{L}\p{N}_(/][\p{L}\p{N}_ ./()+=,'’-]*?))?[ ]*$/u;
+/** A type YAML reads as a string: it opens with a letter and is no boolean or null. */
+const PLAIN_TYPE = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+const NOT_STRINGS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
+
+/**
+ * The `type` of a frontmatter made only of plain `key: value` lines (blank lines and
+ * `#` comments aside), read without the YAML parser; undefined when the block holds
+ * anything else, and then YAML reads it. Finding the bundles of a large tree reads every
+ * markdown file, and parsing its YAML was most of that; this reading gives the same type
+ * as the parse for every block it answers for (test/core/bundle/discover.test.ts).
+ */
+export function plainFrontmatterType(text: string): { type: string | undefined } | undefined {
+  const split = splitFrontmatter(text);
+  if (!split) return { type: undefined }; // no frontmatter block: no type, no error
+  const raw = split.raw;
+  if (raw.length > 4096 || raw.includes("\r")) return undefined;
+  const keys = new Set<string>();
+  let type: string | undefined;
+  for (const line of raw.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const m = PLAIN_LINE.exec(line);
+    // A line of anything else, or a key given twice (an error): the parser decides.
+    if (!m || keys.has(m[1]!)) return undefined;
+    keys.add(m[1]!);
+    if (m[1] !== "type" || m[2] === undefined) continue;
+    if (!PLAIN_TYPE.test(m[2]) || NOT_STRINGS.has(m[2])) return undefined;
+    type = m[2];
+  }
+  return { type };
+}
+
 /** Read the spec-doc facts of one markdown text: its type, or why it has none. */
 export function classifyMarkdown(
   text: string,
 ): { type: string; error?: FrontmatterError } | { type: undefined; error?: FrontmatterError } {
+  const plain = plainFrontmatterType(text);
+  if (plain) return plain;
   const fm = parseFrontmatter(text);
   if (fm.error) {
     // The block is broken, but a plain `type:` line still says what the author meant.

@@ -272,15 +272,36 @@ export function sectionContent(
   for (const b of blocksIn(doc, section, ownOnly)) {
     const w = blockWords(b);
     words += w.words;
-    rawWords += w.rawWords;
+    rawWords += blockRawWords(b);
     structured ||= w.structured;
   }
   return { words, rawWords, hasContent: structured || (words > 0 && words >= minWords) };
 }
 
+/**
+ * `sectionContent(...).hasContent`, reading blocks only until the answer is known: most
+ * sections say something in their first block, and the words as written (for messages)
+ * are only counted when a finding needs them.
+ */
+export function sectionHasContent(
+  doc: MarkdownDoc,
+  section: Section,
+  minWords: number,
+  ownOnly = false,
+): boolean {
+  let words = 0;
+  for (const b of blocksIn(doc, section, ownOnly)) {
+    const w = blockWords(b);
+    if (w.structured) return true;
+    words += w.words;
+    if (words > 0 && words >= minWords) return true;
+  }
+  return false;
+}
+
 interface BlockWords {
+  /** Words of content: placeholders, comments and markup left out. */
   words: number;
-  rawWords: number;
   /** A list item, a table, code or an image with content. */
   structured: boolean;
 }
@@ -291,19 +312,16 @@ const blockWordsCache = new WeakMap<Block, BlockWords>();
 function blockWords(b: Block): BlockWords {
   let w = blockWordsCache.get(b);
   if (w) return w;
-  w = { words: 0, rawWords: 0, structured: false };
+  w = { words: 0, structured: false };
   if (b.kind === "code") {
     w.structured = b.text.trim() !== "";
-    w.rawWords = Math.max(1, countWords(b.text));
   } else if (b.kind === "table") {
     const body = (b.rows ?? []).slice(1);
     w.words = body.reduce((n, r) => n + readerWords(withoutPlaceholders(r.join(" "))), 0);
     w.structured = w.words > 0;
-    w.rawWords = readerWords(b.text);
   } else if (b.kind === "paragraph" || b.kind === "html") {
     let t = b.text;
     if (b.kind === "html") t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
-    w.rawWords = readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
     w.words = readerWords(withoutPlaceholders(t));
     // An item of a list with words in it: the section holds a list. An image says something too.
     w.structured =
@@ -311,6 +329,18 @@ function blockWords(b: Block): BlockWords {
   }
   blockWordsCache.set(b, w);
   return w;
+}
+
+/** The words of one block as written, placeholders included (for messages). */
+function blockRawWords(b: Block): number {
+  if (b.kind === "code") return Math.max(1, countWords(b.text));
+  if (b.kind === "table") return readerWords(b.text);
+  if (b.kind === "paragraph" || b.kind === "html") {
+    let t = b.text;
+    if (b.kind === "html") t = t.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " ");
+    return readerWords(t.replace(/<!--[\s\S]*?(?:-->|$)/g, " "));
+  }
+  return 0;
 }
 
 /** Blocks whose text is prose: paragraphs, headings and tables (not code, not HTML). */

@@ -10,7 +10,7 @@
  * included), as the API speaks (contract 2.7). Every `charStart`/`charEnd` is the
  * matching JavaScript string index into `doc.text`. Lines are 1-based.
  */
-import GithubSlugger, { slug as githubSlug } from "github-slugger";
+import { slug as githubSlug } from "github-slugger";
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as MarkdownItParser, Token } from "markdown-it";
 import { parseFrontmatter, splitFrontmatter, type Frontmatter } from "./frontmatter.js";
@@ -116,6 +116,19 @@ function markdownParser(): MarkdownItParser {
   // We read destinations as written; nothing here is rendered.
   md.normalizeLink = (url: string) => url;
   md.validateLink = () => true;
+  // Inline markup is read for two things only: a heading's plain title and the links of a
+  // block. A block with no "[" (links, images, references) and no "<" (autolinks) holds no
+  // link, and its text is taken from the source, so its inline parse (a third of the
+  // whole parse, and of a lint run's garbage) is skipped.
+  md.core.ruler.at("inline", (state) => {
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.type !== "inline") continue;
+      if (tokens[i - 1]?.type !== "heading_open" && !/[[<]/.test(t.content)) continue;
+      state.md.inline.parse(t.content, state.md, state.env, (t.children ??= []));
+    }
+  });
   parser = md;
   return md;
 }
@@ -133,9 +146,35 @@ function inlinePlain(token: Token | undefined): string {
   return out.replace(/\s+/g, " ").trim();
 }
 
+const slugCache = new Map<string, string>();
+
 /** GitHub's heading slug (github-slugger: the rules github.com uses), without de-duplication. */
 export function headingSlug(title: string): string {
-  return githubSlug(title);
+  // Remembered: the same titles recur across the docs of a run, and the slug's Unicode
+  // pattern was a tenth of a parse.
+  let slug = slugCache.get(title);
+  if (slug === undefined) {
+    if (slugCache.size >= 5000) slugCache.clear();
+    slug = githubSlug(title);
+    slugCache.set(title, slug);
+  }
+  return slug;
+}
+
+/** Unique slugs in one doc, as github-slugger's `slug` makes them: a repeat gets "-1", "-2"... */
+class Slugs {
+  private readonly occurrences = new Map<string, number>();
+  slug(title: string): string {
+    const original = headingSlug(title);
+    let result = original;
+    while (this.occurrences.has(result)) {
+      const n = this.occurrences.get(original)! + 1;
+      this.occurrences.set(original, n);
+      result = `${original}-${n}`;
+    }
+    this.occurrences.set(result, 0);
+    return result;
+  }
 }
 
 /**
@@ -190,7 +229,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
   const sections: Section[] = [root];
   const blocks: Block[] = [];
   const links: MarkdownLink[] = [];
-  const slugger = new GithubSlugger();
+  const slugger = new Slugs();
   // Open sections, outermost first.
   const stack: Section[] = [root];
   let listDepth = 0;

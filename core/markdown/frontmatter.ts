@@ -50,6 +50,47 @@ function lineOf(text: string, index: number): number {
   return line;
 }
 
+/** A `key: value` line whose value is a plain word or phrase: no quotes, flow, anchors, tags, comments or colons. */
+const PLAIN_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+([\p{L}\p{N}_(/][\p{L}\p{N}_ ./()+=,'’-]*?))?[ ]*$/u;
+/** Words YAML's core schema reads as null or a boolean (as values: converted; as keys: left to the parser). */
+const NULL_WORD = /^(?:~|[Nn]ull|NULL)$/;
+const BOOL_WORD = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const INT = /^[-+]?[0-9]+$/;
+/** Other numbers of the core schema (floats, exponents, octal, hex, infinities): left to the parser. */
+const OTHER_NUMBER =
+  /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+/**
+ * A YAML mapping made only of plain `key: value` lines (blank lines and `#` comments
+ * aside), read without the YAML parser, as YAML 1.2's core schema reads it: a decimal
+ * integer is a number, `true`/`false` a boolean, an empty value or `null` is null,
+ * anything else a string. Undefined for anything else (quotes, lists, nesting, other
+ * numbers, a key given twice, no key at all), which the parser then reads. Lint reads a
+ * frontmatter and a sibling `kep.yaml` for every doc, and their parse was a fifth of it;
+ * test/core/markdown/frontmatter.test.ts holds the two readings equal.
+ */
+export function plainYamlMap(raw: string): Record<string, unknown> | undefined {
+  if (raw.length > 8192 || raw.includes("\r")) return undefined;
+  const data: Record<string, unknown> = {};
+  let keys = 0;
+  for (const line of raw.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const m = PLAIN_LINE.exec(line);
+    if (!m) return undefined;
+    const key = m[1]!;
+    if (Object.hasOwn(data, key) || key === "__proto__" || NULL_WORD.test(key) || BOOL_WORD.test(key))
+      return undefined;
+    const v = m[2];
+    if (v === undefined || NULL_WORD.test(v)) data[key] = null;
+    else if (BOOL_WORD.test(v)) data[key] = v.toLowerCase() === "true";
+    else if (INT.test(v)) data[key] = parseInt(v, 10);
+    else if (OTHER_NUMBER.test(v)) return undefined;
+    else data[key] = v;
+    keys++;
+  }
+  return keys > 0 ? data : undefined;
+}
+
 export function parseFrontmatter(text: string): Frontmatter {
   const split = splitFrontmatter(text);
   if (!split) return { present: false, data: {}, raw: "", bodyStart: 0, bodyLine: 1 };
@@ -69,6 +110,11 @@ export function parseFrontmatter(text: string): Frontmatter {
     result.error = { message: `frontmatter cannot be read: ${why}`, line: firstLine, column: 1 };
     return result;
   };
+  const plain = plainYamlMap(split.raw);
+  if (plain) {
+    result.data = plain;
+    return result;
+  }
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(split.raw, { uniqueKeys: true });

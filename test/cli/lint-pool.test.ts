@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtinProfilesDir, loadLayers } from "../../cli/lint-fs.js";
-import { lintInWorkers } from "../../cli/lint-pool.js";
+import { WORKER_THRESHOLD, lintInWorkers, threadsFor } from "../../cli/lint-pool.js";
 import { lintTask, type LintTask } from "../../node/lint.js";
 
 describe("lintInWorkers", () => {
@@ -38,4 +38,18 @@ describe("lintInWorkers", () => {
     // The contradiction planted in every third doc is found wherever the doc was linted.
     expect(pooled.filter((d) => d.findings.some((f) => f.check === "contradiction")).length).toBe(10);
   }, 120_000);
+});
+
+describe("threadsFor", () => {
+  it("takes one thread per idle core from the threshold on, none on a busy machine, and --workers as given", () => {
+    expect(threadsFor(WORKER_THRESHOLD - 1, 4, undefined, 0)).toBe(0);
+    expect(threadsFor(WORKER_THRESHOLD, 4, undefined, 0)).toBe(4);
+    expect(threadsFor(1000, 16, undefined, 0)).toBe(8);
+    // Two of four cores busy: two threads; a machine whose cores are all taken: this thread alone.
+    expect(threadsFor(1000, 4, undefined, 2)).toBe(2);
+    expect(threadsFor(1000, 2, undefined, 1.5)).toBe(0);
+    expect(threadsFor(1000, 2, undefined, 8)).toBe(0);
+    expect(threadsFor(1000, 2, undefined, 0.4)).toBe(2);
+    expect(threadsFor(10, 2, 3, 8)).toBe(3);
+  });
 });

@@ -1,6 +1,12 @@
 /** empty-section: a heading with nothing under it (no content and no subsections). */
 import { z } from "zod";
-import { headingRange, matchesHeadingPattern, parseHeadingPattern, sectionContent } from "../helpers.js";
+import {
+  headingRange,
+  matchesHeadingPattern,
+  parseHeadingPattern,
+  sectionContent,
+  sectionHasContent,
+} from "../helpers.js";
 import { defineCheck } from "./define.js";
 import type { Finding } from "../types.js";
 
@@ -30,8 +36,8 @@ export const emptySection = defineCheck({
     for (const section of doc.sections) {
       if (section.level === 0 || hasChild.has(section.index)) continue;
       if (ignore.some((p) => matchesHeadingPattern(section, p))) continue;
+      if (sectionHasContent(doc, section, params.min_words, true)) continue;
       const c = sectionContent(doc, section, params.min_words, true);
-      if (c.hasContent) continue;
       const [s, e] = headingRange(doc, section);
       findings.push(
         ctx.finding({

@@ -8,10 +8,11 @@
  */
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { docAnchorRange, escapeRegExp, matchForm } from "../helpers.js";
+import { docAnchorRange, escapeRegExp, matchForm, normalizedTitle } from "../helpers.js";
 import { defineCheck } from "./define.js";
 import { resolveInBundle } from "./links-resolve.js";
 import type { MarkdownDoc } from "../../markdown/document.js";
+import { plainYamlMap } from "../../markdown/frontmatter.js";
 import type { CheckContext } from "../types.js";
 
 export const options = z.strictObject({
@@ -94,19 +95,43 @@ function inFrontmatter(doc: MarkdownDoc, names: readonly string[]): Found | unde
 
 const EMPH = "(?:\\*\\*|__|\\*|_)?";
 
-function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
+interface BodyPatterns {
+  /** A name then a colon or a cell's end, anywhere: a text without one holds no `Key: value` line or row. */
+  any: RegExp;
+  line: RegExp;
+  row: RegExp;
+}
+
+const bodyPatterns = new Map<string, BodyPatterns>();
+
+/** The patterns of a key's names in the body, built once per list of names (every doc asks for the same keys). */
+function bodyPatternsOf(names: readonly string[]): BodyPatterns {
+  const id = names.join("\u0000");
+  let p = bodyPatterns.get(id);
+  if (p) return p;
   const alts = names.map((n) => spoken(n).split(" ").map(escapeRegExp).join("[\\s_-]+")).join("|");
-  // `Status: accepted`, `* **Status:** accepted`, `- Status - accepted` in a paragraph or list item.
-  const line = new RegExp(
-    `^[ \\t]*(?:[-*+][ \\t]+)?${EMPH}(?:${alts})${EMPH}[ \\t]*:${EMPH}[ \\t]*(.*?)[ \\t]*$`,
-    "imu",
-  );
-  // `| Status | accepted |` in a table.
-  const row = new RegExp(
-    `^[ \\t]*\\|[ \\t]*${EMPH}(?:${alts})${EMPH}:?[ \\t]*\\|[ \\t]*([^|\\n]*?)[ \\t]*\\|`,
-    "imu",
-  );
-  for (const b of doc.blocks) {
+  p = {
+    any: new RegExp(`(?:${alts})${EMPH}(?:[ \\t]*:|:?[ \\t]*\\|)`, "iu"),
+    // `Status: accepted`, `* **Status:** accepted`, `- Status - accepted` in a paragraph or list item.
+    line: new RegExp(
+      `^[ \\t]*(?:[-*+][ \\t]+)?${EMPH}(?:${alts})${EMPH}[ \\t]*:${EMPH}[ \\t]*(.*?)[ \\t]*$`,
+      "imu",
+    ),
+    // `| Status | accepted |` in a table.
+    row: new RegExp(
+      `^[ \\t]*\\|[ \\t]*${EMPH}(?:${alts})${EMPH}:?[ \\t]*\\|[ \\t]*([^|\\n]*?)[ \\t]*\\|`,
+      "imu",
+    ),
+  };
+  if (bodyPatterns.size >= 1000) bodyPatterns.clear();
+  bodyPatterns.set(id, p);
+  return p;
+}
+
+function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
+  const { any, line, row } = bodyPatternsOf(names);
+  // Every block's source is a part of the text: where the names are nowhere, no block holds them.
+  for (const b of any.test(doc.text) ? doc.blocks : []) {
     if (b.kind !== "paragraph" && b.kind !== "table") continue;
     const source = doc.text.slice(b.charStart, b.charEnd);
     const m = (b.kind === "table" ? row : line).exec(source);
@@ -122,7 +147,7 @@ function inBody(doc: MarkdownDoc, names: readonly string[]): Found | undefined {
   // A `## Status` section: its first paragraph is the value.
   const wanted = new Set(names.map(spoken));
   for (const s of doc.sections) {
-    if (s.level === 0 || !wanted.has(matchForm(s.title))) continue;
+    if (s.level === 0 || !wanted.has(normalizedTitle(s.title))) continue;
     const first = doc.blocks.find(
       (b) => b.charStart >= s.contentCharStart && b.charStart < s.ownCharEnd && b.kind === "paragraph",
     );
@@ -147,12 +172,13 @@ function siblingData(doc: MarkdownDoc, path: string, text: string): unknown {
   }
   const cached = perDoc.get(path);
   if (cached?.text === text) return cached.data;
-  let data: unknown;
-  try {
-    data = parseYaml(text, { maxAliasCount: 100 });
-  } catch {
-    data = undefined;
-  }
+  let data: unknown = plainYamlMap(text);
+  if (data === undefined)
+    try {
+      data = parseYaml(text, { maxAliasCount: 100 });
+    } catch {
+      data = undefined;
+    }
   perDoc.set(path, { text, data });
   return data;
 }
@@ -186,10 +212,14 @@ export const requiredFrontmatter = defineCheck({
     if (fm.error) return [];
     const names = [params.key, ...params.aliases];
     const vars = { key: params.key };
+    // The first place holding a value, in this order; looked at only as far as needed.
+    const inFm = inFrontmatter(doc, names);
+    const given = (f: Found | undefined) => (f?.value !== undefined ? f : undefined);
     const found =
-      [inFrontmatter(doc, names), params.body ? inBody(doc, names) : undefined, inFiles(ctx, names)].find(
-        (f) => f?.value !== undefined,
-      ) ?? inFrontmatter(doc, names);
+      given(inFm) ??
+      (params.body ? given(inBody(doc, names)) : undefined) ??
+      given(inFiles(ctx, names)) ??
+      inFm;
     if (found?.value === undefined) {
       const range: [number, number] = found
         ? found.range

@@ -3,7 +3,14 @@
  * depth) and says something: a sentence, a list, a table or a code block.
  */
 import { z } from "zod";
-import { docAnchorRange, headingRange, patternLabel, sectionContent, sectionsMatching } from "../helpers.js";
+import {
+  docAnchorRange,
+  headingRange,
+  patternLabel,
+  sectionContent,
+  sectionHasContent,
+  sectionsMatching,
+} from "../helpers.js";
 import { defineCheck } from "./define.js";
 
 export const options = z.strictObject({
@@ -44,12 +51,10 @@ export const requiredSection = defineCheck({
       ];
     }
     if (params.min_words === 0) return [];
+    if (found.some((section) => sectionHasContent(doc, section, params.min_words))) return [];
     let best = 0;
-    for (const section of found) {
-      const c = sectionContent(doc, section, params.min_words);
-      if (c.hasContent) return [];
-      best = Math.max(best, c.rawWords);
-    }
+    for (const section of found)
+      best = Math.max(best, sectionContent(doc, section, params.min_words).rawWords);
     const [s, e] = headingRange(doc, found[0]!);
     return [
       ctx.finding({

@@ -1,3 +1,4 @@
+import GithubSlugger from "github-slugger";
 import { describe, expect, it } from "vitest";
 import { parseMarkdown, sectionAtChar, sectionTexts } from "../../../core/markdown/document.js";
 
@@ -123,6 +124,17 @@ describe("parseMarkdown", () => {
       "a-b-1",
       "c-d",
     ]);
+  });
+
+  it("numbers repeated slugs as github.com does, a heading that reads like a numbered repeat included", () => {
+    const titles = ["A", "A", "A-1", "A", "a 1", "B", "A-1", "Ünïcode ✓", "ünïcode ✓", "", "", "-1"];
+    const github = new GithubSlugger();
+    // Twice: remembered slugs of an earlier doc do not leak into the next one.
+    for (let round = 0; round < 2; round++) {
+      github.reset();
+      const doc = parseMarkdown(titles.map((t) => `## ${t}\n\nText.\n`).join("\n"));
+      expect(doc.sections.slice(1).map((s) => s.slug)).toEqual(titles.map((t) => github.slug(t)));
+    }
   });
 
   it("never throws on broken frontmatter, and still parses the body", () => {

@@ -60,4 +60,37 @@ describe("countWords", () => {
     expect(countWords("**Hello**, world - it's 2 o'clock; ß über")).toBe(7);
     expect(countWords("| --- | *** |")).toBe(0);
   });
+
+  it("counts what the word pattern matches, on any script, emoji and broken surrogates", () => {
+    const pattern = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+    const pieces = [
+      "a",
+      "Z",
+      "9",
+      "'",
+      "’",
+      "_",
+      "-",
+      " ",
+      "\n",
+      "é",
+      "ß",
+      "日本",
+      "١٢",
+      "𝒳",
+      "😀",
+      "\ud800",
+      "\udc00",
+      "*",
+      "|",
+      "‘",
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let n = 0; n < 2000; n++) {
+      let text = "";
+      for (let k = Math.floor(next() * 30); k > 0; k--) text += pieces[Math.floor(next() * pieces.length)]!;
+      expect(countWords(text), JSON.stringify(text)).toBe(text.match(pattern)?.length ?? 0);
+    }
+  });
 });

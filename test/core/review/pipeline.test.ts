@@ -8,6 +8,7 @@ import {
   historyOf,
   resultOf,
   runReview,
+  statementsOf,
   stepKey,
   validateAnswer,
   judgeAnswer,
@@ -313,6 +314,40 @@ describe("estimateReview", () => {
     expect(two.byRole.reader).toEqual(none.byRole.reader);
     // Each call sends at least the doc itself.
     expect(two.tokens_in - none.tokens_in).toBeGreaterThan(2 * (SPEC.length / 8));
+  });
+
+  it("estimates a first review from the doc's statements: a question per requirement, read by every reader, judged once", async () => {
+    const cache = memoryCache();
+    const models = { reviewer: "m", reader: "m", judge: "m" };
+    const text = [
+      "---",
+      "type: prd",
+      "---",
+      "# Quotas",
+      "",
+      "Quotas keep one tenant from starving the others. They are counted per hour.",
+      "",
+      "## Limits",
+      "",
+      "- QUO-1 A tenant sends at most 600 requests a minute.",
+      "- QUO-2 Past the limit the API answers 429 with a Retry-After header.",
+      "- QUO-3 Limits are read from the plan at each request.",
+      "",
+    ].join("\n");
+    expect(statementsOf("## Limits\n\n- QUO-1 A tenant sends at most 600 requests a minute.\n")).toEqual({
+      statements: ["QUO-1 A tenant sends at most 600 requests a minute."],
+      requirements: true,
+    });
+    const bundle = { files: [{ path: "quotas.md", text }], mainPath: "quotas.md", linked: [] };
+    const est = await estimateReview({ bundle, profile, models, cache });
+    // Two sections: 2 prose sentences and 3 requirements raise 5 questions; 3 readers each, one judge each.
+    expect(est.byRole.reader.calls).toBe(5 * 3);
+    expect(est.byRole.judge.calls).toBe(5);
+    expect(est.byRole.reviewer.calls).toBe(2 * 3);
+    // A reader's answer restates a statement with its quote: more than the statement, less than three times it.
+    const perReader = est.byRole.reader.tokensOut / est.byRole.reader.calls;
+    expect(perReader).toBeGreaterThan(50 / 4);
+    expect(perReader).toBeLessThan((3 * 70) / 4);
   });
 
   it("estimates a new bundle from what the model's past answers cost, within 25% of what its run uses", async () => {
