@@ -22,7 +22,7 @@ import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 import type { Anchor } from "../core/anchor/anchor.js";
 import { recordUpstream, runUpstreams, upstreamReads, type RunUpstream } from "./trace/upstream.js";
-import { linkFindings } from "./trace/link-findings.js";
+import { linkFindings } from "../core/trace/link-findings.js";
 import { decodeText } from "../core/lint/engine.js";
 
 /** A run; `upstream` (from latestRuns) says which linked bundles it read and which moved on since. */

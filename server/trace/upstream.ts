@@ -9,6 +9,7 @@ import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { decodeText } from "../../core/lint/engine.js";
 import { docLinks } from "../../core/trace/doc.js";
 import { TraceGraph, type DocRef, type TraceDoc } from "../../core/trace/graph.js";
+import type { BrokenLink } from "../../core/trace/link-findings.js";
 import type { LinkKind } from "../../core/trace/links.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs, runUpstream } from "../db/schema.js";
@@ -24,11 +25,7 @@ export interface UpstreamRead {
 }
 
 /** A frontmatter link to a bundle that does not resolve: a slug that names no bundle, or the doc itself. */
-export interface BrokenLink {
-  kind: LinkKind;
-  target: string;
-  self: boolean;
-}
+export type { BrokenLink };
 
 export interface UpstreamCheck {
   reads: UpstreamRead[];

@@ -221,11 +221,11 @@ describe.skipIf(!browserAvailable("admin.test.ts"))("the admin page's forms", { 
     await page.keyboard.press("Enter");
     const confirm = item.getByRole("group", { name: "Confirm deleting MCP connection Test wiki" });
     await confirm.waitFor();
-    expect(
-      await page.evaluate(
-        () => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent,
-      ),
-    ).toBe("Keep it");
+    await expect
+      .poll(() =>
+        page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent),
+      )
+      .toBe("Keep it");
     await page.keyboard.press("Shift+Tab");
     await page.keyboard.press("Enter");
     await item.waitFor({ state: "detached" });

@@ -53,7 +53,14 @@ describe("spec-review mcp over stdio", () => {
     expect(client.getServerVersion()?.name).toBe("spec-review");
     expect(client.getInstructions()).toMatch(/list_bundles/);
 
-    const { bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles"));
+    // Every doc is linted on start, in the background (the folder is served meanwhile):
+    // ask until each doc has its verdict, as a client would.
+    let bundles: BundleView[] = [];
+    for (let i = 0; i < 600; i++) {
+      ({ bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles")));
+      if (bundles.every((b) => b.docs.every((d) => d.verdict !== null))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(bundles.map((b) => b.slug)).toEqual([
       "checkout",
       "checkout/api",
@@ -61,7 +68,7 @@ describe("spec-review mcp over stdio", () => {
       "decisions/0001-use-postgres",
       "saved-searches",
     ]);
-    // Every doc was linted on start: each has a verdict, and the bundle state follows from them.
+    // Each doc has a verdict, and the bundle state follows from them.
     for (const b of bundles) {
       for (const d of b.docs) expect(d.verdict, `${b.slug}/${d.path}`).not.toBeNull();
       const results = b.docs.map((d) => d.verdict!.result);
@@ -116,7 +123,14 @@ describe("spec-review mcp over stdio", () => {
     cleanups.push(() => s.close());
 
     const { client } = await spawnMcp(["--url", s.url], { SPEC_REVIEW_TOKEN: token });
-    const { bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles"));
+    // Every doc is linted on start, in the background (the folder is served meanwhile):
+    // ask until each doc has its verdict, as a client would.
+    let bundles: BundleView[] = [];
+    for (let i = 0; i < 600; i++) {
+      ({ bundles } = ok<{ bundles: BundleView[] }>(await call(client, "list_bundles")));
+      if (bundles.every((b) => b.docs.every((d) => d.verdict !== null))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(bundles.map((b) => b.slug)).toEqual(["rfc-0042-streaming"]);
 
     const anonymous = await spawnMcp(["--url", `${s.url}/api/v1`]);

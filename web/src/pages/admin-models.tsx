@@ -6,7 +6,7 @@
  * field that is emptied after saving, and only the last 4 characters ever come back.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, call, type Schemas } from "../api/client";
 import { Button, ProblemBox, Show, useAction, useApi, type Loaded } from "../ui";
 
@@ -41,7 +41,7 @@ export function ConfirmDelete({
 }) {
   const [asking, setAsking] = useState(false);
   const keep = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (asking) keep.current?.focus();
   }, [asking]);
   if (!asking)
@@ -66,7 +66,7 @@ export function ConfirmDelete({
 /** The heading of a form opened by a button: it takes the focus, so the keyboard lands on the form. */
 export function FocusedHeading({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
+  useLayoutEffect(() => ref.current?.focus(), []);
   return (
     <h3 tabIndex={-1} ref={ref}>
       {children}

@@ -1,15 +1,23 @@
 /**
  * Lint findings for frontmatter links to bundles that do not resolve (a slug that names no
- * bundle, or the doc itself): SHOULD findings of the profile's `links-resolve` check, added
- * to the lint run by the server (only it knows the bundles). Profiles without that check
- * get none.
+ * bundle, or the doc itself): SHOULD findings of the profile's `links-resolve` check. Only
+ * whoever knows every bundle can tell: the server's lint runs, and `spec-review lint` for
+ * the bundles under each folder it is given. Profiles without that check get none.
  */
-import { anchorAt } from "../../core/anchor/anchor.js";
-import { stableId } from "../../core/lint/ids.js";
-import { parseMarkdown } from "../../core/markdown/document.js";
-import type { Profile } from "../../core/profile/schema.js";
-import type { Finding } from "../../core/lint/types.js";
-import type { BrokenLink } from "./upstream.js";
+import { anchorAt } from "../anchor/anchor.js";
+import { stableId } from "../lint/ids.js";
+import { parseMarkdown } from "../markdown/document.js";
+import type { Profile } from "../profile/schema.js";
+import type { Finding } from "../lint/types.js";
+import type { LinkKind } from "./links.js";
+
+/** A frontmatter link to a bundle that does not resolve. */
+export interface BrokenLink {
+  kind: LinkKind;
+  target: string;
+  /** The slug is the linking doc's own bundle. */
+  self: boolean;
+}
 
 export function linkFindings(
   text: string,
