@@ -15,7 +15,7 @@ import {
   type LoadedProfiles,
   type ProfileLayer,
 } from "../node/profiles.js";
-import { collectTasks, lintTask, type DocReport, type LintReport } from "../node/lint.js";
+import { collectTasks, lintTask, resolveBundleLinks, type DocReport, type LintReport } from "../node/lint.js";
 import type { EarlyStart } from "./lint-early.js";
 import { WORKER_THRESHOLD, startLintPool, threadsFor, type LintPool } from "./lint-pool.js";
 
@@ -115,6 +115,7 @@ export async function lintPaths(
     pool?.close();
     docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
   }
+  resolveBundleLinks(tasks, docs, loaded.profiles, runId);
   return { docs, problems, skipped, loaded };
 }
 

@@ -12,6 +12,8 @@ import type { Finding } from "../core/lint/types.js";
 import { parseMarkdown } from "../core/markdown/document.js";
 import type { LineCol } from "../core/markdown/text.js";
 import type { Profile } from "../core/profile/schema.js";
+import { linkFindings, type BrokenLink } from "../core/trace/link-findings.js";
+import { frontmatterLinks, type LinkKind } from "../core/trace/links.js";
 import { computeVerdict, type Verdict } from "../core/verdict/verdict.js";
 import { entryMatches, parseSidecar, sidecarPath } from "../core/waivers/sidecar.js";
 import { walkFiles } from "./walk.js";
@@ -53,6 +55,8 @@ export interface DiskLint {
   sidecar?: { path: string; waivers: SidecarWaiverSeen[]; problem?: string };
   /** Per finding (same order): 1-based line and UTF-16 column of the anchor's start and end. */
   positions: { start: LineCol; end: LineCol }[];
+  /** The bundles the frontmatter links to (kind and slug; URLs left out). */
+  bundleLinks: { kind: LinkKind; target: string }[];
 }
 
 /**
@@ -66,7 +70,11 @@ export function lintDocOnDisk(
   profiles: readonly Profile[],
   runId: string,
   repo?: { root: string; bundlePath: string },
-  opts: { trustSidecarWaivers?: boolean } = {},
+  opts: {
+    trustSidecarWaivers?: boolean;
+    /** Frontmatter links to bundles that do not resolve: SHOULD findings of `links-resolve`. */
+    brokenLinks?: readonly BrokenLink[];
+  } = {},
 ): DiskLint {
   const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
   const doc = parseMarkdown(text);
@@ -84,6 +92,11 @@ export function lintDocOnDisk(
     { invalidEncoding: invalid },
   );
   const profile = profiles.find((p) => p.key === result.profile_key);
+  if (opts.brokenLinks?.length) {
+    for (const { stage: _stage, ...f } of linkFindings(text, mainPath, profile, opts.brokenLinks))
+      result.findings.push(f);
+    result.findings.sort((a, b) => a.anchor.start - b.anchor.start);
+  }
   const sidecar = sidecarWaivers(bundleDir, mainPath, result.findings, opts.trustSidecarWaivers === true);
   const verdict = computeVerdict({
     findings: result.findings,
@@ -97,7 +110,12 @@ export function lintDocOnDisk(
     start: doc.index.positionOfByte(f.anchor.start),
     end: doc.index.positionOfByte(f.anchor.end),
   }));
-  return { result, verdict, positions, ...(sidecar ? { sidecar } : {}) };
+  const bundleLinks = doc.frontmatter.error
+    ? []
+    : frontmatterLinks(doc.frontmatter.data)
+        .links.filter((l) => !l.external)
+        .map((l) => ({ kind: l.kind, target: l.target }));
+  return { result, verdict, positions, bundleLinks, ...(sidecar ? { sidecar } : {}) };
 }
 
 /**
@@ -139,6 +157,10 @@ export interface LintTask {
   displayPath: string;
   /** Bundle folder as shown. */
   bundle: string;
+  /** The folder it was found under (absolute) and its slug there: frontmatter links resolve among that folder's bundles. */
+  root?: { dir: string; slug: string };
+  /** Set by `resolveBundleLinks`: links of the doc that name no bundle under its folder. */
+  brokenLinks?: BrokenLink[];
 }
 
 export interface PositionedFinding extends Finding {
@@ -156,6 +178,8 @@ export interface DocReport {
   adopt?: Adopt;
   findings: PositionedFinding[];
   assumptions: Assumption[];
+  /** The bundles the frontmatter links to; taken off the report once checked (`resolveBundleLinks`). */
+  bundle_links?: { kind: LinkKind; target: string }[];
 }
 
 export interface Problem {
@@ -212,6 +236,7 @@ export function collectTasks(
           files: b.files,
           displayPath: show(docAbs),
           bundle: show(bundleDir),
+          root: { dir: abs, slug: b.slug },
         });
       }
       for (const pr of discovery.problems)
@@ -236,12 +261,14 @@ export function collectTasks(
 
 /** Lint one task and shape its report. */
 export function lintTask(task: LintTask, profiles: readonly Profile[], runId: string): DocReport {
-  const { result, verdict, positions } = lintDocOnDisk(
+  const { result, verdict, positions, bundleLinks } = lintDocOnDisk(
     task.bundleDir,
     task.mainPath,
     task.files,
     profiles,
     runId,
+    undefined,
+    task.brokenLinks ? { brokenLinks: task.brokenLinks } : {},
   );
   const report: DocReport = {
     path: task.displayPath,
@@ -253,5 +280,60 @@ export function lintTask(task: LintTask, profiles: readonly Profile[], runId: st
     assumptions: result.assumptions,
   };
   if (result.adopt) report.adopt = result.adopt;
+  if (task.root && !task.brokenLinks && bundleLinks.length > 0) report.bundle_links = bundleLinks;
   return report;
+}
+
+/**
+ * A slug that names a folder beside the one linted, relative to a folder above it (up to
+ * the repository's root): the folder given was part of a larger tree, whose bundles were
+ * not all read, so the link is not called broken.
+ */
+function outsideFolder(dir: string, slug: string): boolean {
+  for (let cur = dir, n = 0; n < 64; n++) {
+    if (existsSync(join(cur, ".git"))) return false;
+    const up = dirname(cur);
+    if (up === cur) return false;
+    const target = join(up, slug);
+    if (existsSync(target) && statSync(target).isDirectory()) return true;
+    cur = up;
+  }
+  return false;
+}
+
+/**
+ * Frontmatter links to bundles, checked among the bundles found under the same folder
+ * (slugs relative to it, as `serve` and `spec-review trace` name them; a slug that names a
+ * folder relative to a folder above, up to the repository's root, is left alone): a doc
+ * with a link that names no bundle, or its own, is linted again with a SHOULD finding of its profile's
+ * `links-resolve` check for each (as the server's lint runs add). `docs[i]` is `tasks[i]`'s
+ * report; `bundle_links` is taken off every report.
+ */
+export function resolveBundleLinks(
+  tasks: readonly LintTask[],
+  docs: DocReport[],
+  profiles: readonly Profile[],
+  runId: string,
+): void {
+  const slugs = new Map<string, Set<string>>();
+  for (const t of tasks)
+    if (t.root) {
+      let set = slugs.get(t.root.dir);
+      if (!set) slugs.set(t.root.dir, (set = new Set()));
+      set.add(t.root.slug);
+    }
+  docs.forEach((d, i) => {
+    const links = d.bundle_links;
+    delete d.bundle_links;
+    const task = tasks[i];
+    if (!links || !task?.root) return;
+    const known = slugs.get(task.root.dir)!;
+    const broken = links
+      .filter(
+        (l) =>
+          l.target === task.root!.slug || (!known.has(l.target) && !outsideFolder(task.root!.dir, l.target)),
+      )
+      .map((l) => ({ ...l, self: l.target === task.root!.slug }));
+    if (broken.length > 0) docs[i] = lintTask({ ...task, brokenLinks: broken }, profiles, runId);
+  });
 }

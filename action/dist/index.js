@@ -69106,6 +69106,150 @@ function adoptionNote(r) {
     return `Adoption: the doc names ${guessed.join(" and ")}. ${lowered} Add \`${keys.join("` and `")}\` to its frontmatter for the full checks.`;
 }
 
+;// CONCATENATED MODULE: ./core/trace/link-findings.ts
+/**
+ * Lint findings for frontmatter links to bundles that do not resolve (a slug that names no
+ * bundle, or the doc itself): SHOULD findings of the profile's `links-resolve` check. Only
+ * whoever knows every bundle can tell: the server's lint runs, and `spec-review lint` for
+ * the bundles under each folder it is given. Profiles without that check get none.
+ */
+
+
+
+function linkFindings(text, file, profile, broken) {
+    const entry = profile?.checks.find((c) => c.kind === "links-resolve");
+    if (!entry || broken.length === 0)
+        return [];
+    const doc = document_parseMarkdown(text);
+    const fmEnd = doc.bodyCharStart;
+    return broken.map((b, n) => {
+        // The target as written in the frontmatter, after its key when the key is on a line
+        // of its own (`supersedes: a/b`), else the frontmatter's first line.
+        const fmStart = Math.max(0, doc.frontmatterCharStart);
+        const key = new RegExp(`^${b.kind}[ \\t]*:`, "m").exec(text.slice(fmStart, fmEnd));
+        let at = text.indexOf(b.target, fmStart + (key?.index ?? 0));
+        if (at < 0 || at >= fmEnd)
+            at = Math.max(0, doc.frontmatterCharStart);
+        const end = at + (text.startsWith(b.target, at) ? b.target.length : 0) || Math.min(fmEnd, at + 3);
+        const message = b.self
+            ? `Link \`${b.kind}: ${b.target}\` names this doc's own bundle`
+            : `Link \`${b.kind}: ${b.target}\` names no bundle`;
+        return {
+            id: stableId([file, entry.slug, "frontmatter-link", b.kind, b.target, String(n)]),
+            check: entry.slug,
+            level: "SHOULD",
+            category: entry.category,
+            message,
+            anchor: anchorAt(doc, file, at, end),
+            stage: "lint",
+            relaxed: false,
+        };
+    });
+}
+
+;// CONCATENATED MODULE: ./core/trace/links.ts
+/**
+ * Links written in a spec doc's frontmatter (contract 2.8, docs/trace.md):
+ *
+ * ```yaml
+ * implements: product/checkout        # a bundle slug
+ * references: [adr/0007-queue, https://github.com/acme/shop/issues/12]
+ * links:                              # links a person confirmed (import, suggestions)
+ *   - { kind: refines, target: product/payments }
+ * ```
+ *
+ * Keys `implements`, `refines`, `references`, `supersedes`, `implemented-by` hold one
+ * target or a list; a target is a bundle slug, or a URL for an external target (issue,
+ * page, code). Entries of `links` are the adopted links.
+ */
+const LINK_KINDS = ["implements", "refines", "references", "supersedes", "implemented-by"];
+function isLinkKind(s) {
+    return LINK_KINDS.includes(s);
+}
+/** Kinds whose target is upstream of the linking doc (its IDs flow down to it). */
+const UPSTREAM_KINDS = new Set(["implements", "refines"]);
+const URL_RE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+/** True when a target is a URL (`https://…`, `git+ssh://…`), not a bundle slug. */
+function isUrl(target) {
+    return URL_RE.test(target);
+}
+/** A slug as a bundle list names it: no `./`, no leading or trailing `/`. */
+function normalizeSlug(target) {
+    let s = target.trim().replace(/\\/g, "/");
+    while (s.startsWith("./"))
+        s = s.slice(2);
+    s = s.replace(/^\/+|\/+$/g, "");
+    return s === "" ? "." : s;
+}
+function targetsOf(value) {
+    const list = Array.isArray(value) ? value : [value];
+    const ok = [];
+    let bad = false;
+    for (const v of list) {
+        if (typeof v === "string" && v.trim() !== "")
+            ok.push(v.trim());
+        else
+            bad = true;
+    }
+    return { ok, bad };
+}
+function links_link(kind, raw, origin) {
+    const external = isUrl(raw);
+    return { kind, target: external ? raw : normalizeSlug(raw), origin, external };
+}
+/** Every link of a frontmatter mapping, in the order written, and the entries that cannot be read. */
+function frontmatterLinks(data) {
+    const links = [];
+    const problems = [];
+    const seen = new Set();
+    const add = (l) => {
+        const k = `${l.kind}\0${l.target}`;
+        if (seen.has(k))
+            return;
+        seen.add(k);
+        links.push(l);
+    };
+    for (const kind of LINK_KINDS) {
+        if (!(kind in data) || data[kind] === null)
+            continue;
+        const { ok, bad } = targetsOf(data[kind]);
+        if (bad)
+            problems.push({ key: kind, message: `\`${kind}\` must be a bundle slug, a URL, or a list of them` });
+        for (const t of ok)
+            add(links_link(kind, t, "frontmatter"));
+    }
+    const list = data["links"];
+    if (list !== undefined && list !== null) {
+        if (!Array.isArray(list))
+            problems.push({ key: "links", message: "`links` must be a list of {kind, target}" });
+        else
+            list.forEach((item, i) => {
+                const rec = item !== null && typeof item === "object" ? item : undefined;
+                const kind = rec?.["kind"];
+                const target = rec?.["target"];
+                if (typeof kind !== "string" || !isLinkKind(kind))
+                    problems.push({
+                        key: `links[${i}].kind`,
+                        message: `link kind ${JSON.stringify(kind ?? null)} is not one of ${LINK_KINDS.join(", ")}`,
+                    });
+                else if (typeof target !== "string" || target.trim() === "")
+                    problems.push({
+                        key: `links[${i}].target`,
+                        message: "a link needs a target: a bundle slug or a URL",
+                    });
+                else
+                    add(links_link(kind, target.trim(), "adopted"));
+            });
+    }
+    return { links, problems };
+}
+/** The external targets (URLs) among a frontmatter's links, each with its link kind. */
+function externalTargets(data) {
+    return frontmatterLinks(data)
+        .links.filter((l) => l.external)
+        .map((l) => ({ rel: l.kind, url: l.target }));
+}
+
 ;// CONCATENATED MODULE: ./core/verdict/verdict.ts
 /** Score factor per open finding: each MUST takes 20% off, each SHOULD 5%, each INFO 1%. */
 const SCORE_FACTORS = { MUST: 0.8, SHOULD: 0.95, INFO: 0.99 };
@@ -70203,6 +70347,8 @@ function walk_walkFiles(root) {
 
 
 
+
+
 const toPosix = (p) => (sep === "/" ? p : p.split(sep).join("/"));
 /**
  * The bundles under `root`. `exclude` lists folders (relative to `root`) left out, such
@@ -70231,6 +70377,11 @@ function lintDocOnDisk(bundleDir, mainPath, bundleFiles, profiles, runId, repo, 
     };
     const result = lintDoc(doc, { files, mainPath, profiles, readFile, ...(repoView ? { repo: repoView } : {}) }, { invalidEncoding: invalid });
     const profile = profiles.find((p) => p.key === result.profile_key);
+    if (opts.brokenLinks?.length) {
+        for (const { stage: _stage, ...f } of linkFindings(text, mainPath, profile, opts.brokenLinks))
+            result.findings.push(f);
+        result.findings.sort((a, b) => a.anchor.start - b.anchor.start);
+    }
     const sidecar = sidecarWaivers(bundleDir, mainPath, result.findings, opts.trustSidecarWaivers === true);
     const verdict = computeVerdict({
         findings: result.findings,
@@ -70244,7 +70395,12 @@ function lintDocOnDisk(bundleDir, mainPath, bundleFiles, profiles, runId, repo, 
         start: doc.index.positionOfByte(f.anchor.start),
         end: doc.index.positionOfByte(f.anchor.end),
     }));
-    return { result, verdict, positions, ...(sidecar ? { sidecar } : {}) };
+    const bundleLinks = doc.frontmatter.error
+        ? []
+        : frontmatterLinks(doc.frontmatter.data)
+            .links.filter((l) => !l.external)
+            .map((l) => ({ kind: l.kind, target: l.target }));
+    return { result, verdict, positions, bundleLinks, ...(sidecar ? { sidecar } : {}) };
 }
 /**
  * The waivers of the doc's sidecar, matched to its findings. Without the service there is
@@ -70300,6 +70456,7 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
                     files: b.files,
                     displayPath: show(docAbs),
                     bundle: show(bundleDir),
+                    root: { dir: abs, slug: b.slug },
                 });
             }
             for (const pr of discovery.problems)
@@ -70326,7 +70483,7 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
 }
 /** Lint one task and shape its report. */
 function lintTask(task, profiles, runId) {
-    const { result, verdict, positions } = lintDocOnDisk(task.bundleDir, task.mainPath, task.files, profiles, runId);
+    const { result, verdict, positions, bundleLinks } = lintDocOnDisk(task.bundleDir, task.mainPath, task.files, profiles, runId, undefined, task.brokenLinks ? { brokenLinks: task.brokenLinks } : {});
     const report = {
         path: task.displayPath,
         bundle: task.bundle,
@@ -70338,7 +70495,59 @@ function lintTask(task, profiles, runId) {
     };
     if (result.adopt)
         report.adopt = result.adopt;
+    if (task.root && !task.brokenLinks && bundleLinks.length > 0)
+        report.bundle_links = bundleLinks;
     return report;
+}
+/**
+ * A slug that names a folder beside the one linted, relative to a folder above it (up to
+ * the repository's root): the folder given was part of a larger tree, whose bundles were
+ * not all read, so the link is not called broken.
+ */
+function outsideFolder(dir, slug) {
+    for (let cur = dir, n = 0; n < 64; n++) {
+        if (existsSync(join(cur, ".git")))
+            return false;
+        const up = dirname(cur);
+        if (up === cur)
+            return false;
+        const target = join(up, slug);
+        if (existsSync(target) && statSync(target).isDirectory())
+            return true;
+        cur = up;
+    }
+    return false;
+}
+/**
+ * Frontmatter links to bundles, checked among the bundles found under the same folder
+ * (slugs relative to it, as `serve` and `spec-review trace` name them; a slug that names a
+ * folder relative to a folder above, up to the repository's root, is left alone): a doc
+ * with a link that names no bundle, or its own, is linted again with a SHOULD finding of its profile's
+ * `links-resolve` check for each (as the server's lint runs add). `docs[i]` is `tasks[i]`'s
+ * report; `bundle_links` is taken off every report.
+ */
+function resolveBundleLinks(tasks, docs, profiles, runId) {
+    const slugs = new Map();
+    for (const t of tasks)
+        if (t.root) {
+            let set = slugs.get(t.root.dir);
+            if (!set)
+                slugs.set(t.root.dir, (set = new Set()));
+            set.add(t.root.slug);
+        }
+    docs.forEach((d, i) => {
+        const links = d.bundle_links;
+        delete d.bundle_links;
+        const task = tasks[i];
+        if (!links || !task?.root)
+            return;
+        const known = slugs.get(task.root.dir);
+        const broken = links
+            .filter((l) => l.target === task.root.slug || (!known.has(l.target) && !outsideFolder(task.root.dir, l.target)))
+            .map((l) => ({ ...l, self: l.target === task.root.slug }));
+        if (broken.length > 0)
+            docs[i] = lintTask({ ...task, brokenLinks: broken }, profiles, runId);
+    });
 }
 
 ;// CONCATENATED MODULE: ./core/profile/schema.ts

@@ -30,8 +30,11 @@ export function linkFindings(
   const doc = parseMarkdown(text);
   const fmEnd = doc.bodyCharStart;
   return broken.map((b, n) => {
-    // The target as written in the frontmatter, else the frontmatter's first line.
-    let at = text.indexOf(b.target, Math.max(0, doc.frontmatterCharStart));
+    // The target as written in the frontmatter, after its key when the key is on a line
+    // of its own (`supersedes: a/b`), else the frontmatter's first line.
+    const fmStart = Math.max(0, doc.frontmatterCharStart);
+    const key = new RegExp(`^${b.kind}[ \\t]*:`, "m").exec(text.slice(fmStart, fmEnd));
+    let at = text.indexOf(b.target, fmStart + (key?.index ?? 0));
     if (at < 0 || at >= fmEnd) at = Math.max(0, doc.frontmatterCharStart);
     const end = at + (text.startsWith(b.target, at) ? b.target.length : 0) || Math.min(fmEnd, at + 3);
     const message = b.self
