@@ -7,7 +7,7 @@
 import { useState } from "preact/hooks";
 import { api, call, type Schemas } from "../api/client";
 import { Button, ProblemBox, Show, useAction, useApi } from "../ui";
-import { ConfirmDelete, FocusedHeading, lines } from "./admin-models";
+import { ConfirmDelete, FocusedHeading, lines, SecretField } from "./admin-models";
 
 type Connection = Schemas["McpConnection"];
 type ConnectionBody = Schemas["McpConnectionRequest"];
@@ -147,27 +147,14 @@ function McpForm({
           />
         </label>
       )}
-      <label>
-        {stdio ? "Secret" : "Secret, sent as a bearer token"}
-        {initial?.has_secret ? ` (empty: keep …${initial.secret_last4})` : " (optional)"}
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={secret}
-          disabled={removeSecret}
-          onInput={(e) => setSecret(e.currentTarget.value)}
-        />
-      </label>
-      {initial?.has_secret ? (
-        <label>
-          <input
-            type="checkbox"
-            checked={removeSecret}
-            onChange={(e) => setRemoveSecret(e.currentTarget.checked)}
-          />{" "}
-          Remove the stored secret
-        </label>
-      ) : null}
+      <SecretField
+        label={stdio ? "Secret" : "Secret, sent as a bearer token"}
+        stored={initial?.has_secret ? initial.secret_last4 : undefined}
+        secret={secret}
+        setSecret={setSecret}
+        remove={removeSecret}
+        setRemove={setRemoveSecret}
+      />
       <label>
         Tools the service may call, one a line (a destructive tool is never called)
         <textarea

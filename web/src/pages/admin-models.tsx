@@ -27,6 +27,42 @@ export function lines(text: string): string[] {
 }
 
 /**
+ * A write-only secret: a password field (empty keeps the stored one, whose last 4
+ * characters are all that is shown) and, when one is stored, a box to remove it.
+ */
+export function SecretField(p: {
+  label: string;
+  stored: string | null | undefined;
+  secret: string;
+  setSecret: (v: string) => void;
+  remove: boolean;
+  setRemove: (v: boolean) => void;
+}) {
+  const stored = p.stored !== undefined;
+  return (
+    <>
+      <label>
+        {p.label}
+        {stored ? ` (empty: keep …${p.stored ?? ""})` : " (optional)"}
+        <input
+          type="password"
+          autoComplete="new-password"
+          value={p.secret}
+          disabled={p.remove}
+          onInput={(e) => p.setSecret(e.currentTarget.value)}
+        />
+      </label>
+      {stored ? (
+        <label>
+          <input type="checkbox" checked={p.remove} onChange={(e) => p.setRemove(e.currentTarget.checked)} />{" "}
+          Remove the stored secret
+        </label>
+      ) : null}
+    </>
+  );
+}
+
+/**
  * Asks once more before a destructive action. Focus moves to "Keep it", so a second Enter
  * never deletes by accident; "Yes, delete" is one Shift+Tab away.
  */
@@ -245,27 +281,14 @@ function BackendForm({
           />
         </label>
       )}
-      <label>
-        {agent ? "Secret, handed to the CLI in its environment" : "API key"}
-        {initial?.has_secret ? ` (empty: keep …${initial.secret_last4})` : " (optional)"}
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={secret}
-          disabled={removeSecret}
-          onInput={(e) => setSecret(e.currentTarget.value)}
-        />
-      </label>
-      {initial?.has_secret ? (
-        <label>
-          <input
-            type="checkbox"
-            checked={removeSecret}
-            onChange={(e) => setRemoveSecret(e.currentTarget.checked)}
-          />{" "}
-          Remove the stored secret
-        </label>
-      ) : null}
+      <SecretField
+        label={agent ? "Secret, handed to the CLI in its environment" : "API key"}
+        stored={initial?.has_secret ? initial.secret_last4 : undefined}
+        secret={secret}
+        setSecret={setSecret}
+        remove={removeSecret}
+        setRemove={setRemoveSecret}
+      />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={act.busy} aria-busy={act.busy || undefined}>
           {initial ? "Save the backend" : "Add the backend"}
