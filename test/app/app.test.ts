@@ -9,7 +9,14 @@ import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, type FakeRepo } from "../helpers/fake-github.js";
 import { folderFiles, REPO_FIXTURE } from "../server/repohost/helpers.js";
-import { payload, startHarness, WEBHOOK_SECRET, type AppHarness } from "./helpers.js";
+import {
+  clearGitHub,
+  payload,
+  specsPullRequest,
+  startHarness,
+  WEBHOOK_SECRET,
+  type AppHarness,
+} from "./helpers.js";
 import { json } from "../helpers/app.js";
 import { as } from "../helpers/actors.js";
 
@@ -29,24 +36,8 @@ describe("GitHub App", () => {
     await gh.stop();
   });
   beforeEach(async () => {
-    gh.calls.length = 0;
-    gh.checkRuns.length = 0;
-    gh.comments.clear();
-    gh.repos.clear();
-    repo = gh.addRepo("acme", "specs", { private: true, installationId: 42 });
-    base = gh.commit(repo, folderFiles(REPO_FIXTURE), { message: "Import specs", author: "lee" });
-    head = gh.commit(
-      repo,
-      {
-        "specs/checkout-api/api.md": API_MD.replace(
-          "## Authentication",
-          "## Limits\n\nAt most 20 quotes a minute per cart.\n\n## Authentication",
-        ),
-      },
-      { branch: "quote-errors", message: "Document limits", author: "dana" },
-    );
-    repo.branches.set("quote-errors", head);
-    repo.pulls.set(7, { files: ["specs/checkout-api/api.md"], head });
+    clearGitHub(gh);
+    ({ repo, base, head } = specsPullRequest(gh, "## Limits\n\nAt most 20 quotes a minute per cart.\n\n"));
     h = await startHarness(gh);
   });
   afterEach(async () => {

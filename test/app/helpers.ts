@@ -14,7 +14,8 @@ import { githubReplies, serviceThreadSink } from "../../app/threads-sink.js";
 import { packageRoot } from "../../server/paths.js";
 import { makeTestApp, type TestApp } from "../helpers/app.js";
 import { testAuthenticator } from "../helpers/actors.js";
-import type { FakeGitHub } from "../helpers/fake-github.js";
+import type { FakeGitHub, FakeRepo } from "../helpers/fake-github.js";
+import { folderFiles, REPO_FIXTURE } from "../server/repohost/helpers.js";
 
 export const FIXTURES = resolve(import.meta.dirname, "../../fixtures/app");
 export const WEBHOOK_SECRET = "whsec-test-7d1f";
@@ -132,4 +133,34 @@ export async function startHarness(
       await t.close();
     },
   };
+}
+
+/** Empties what the fake GitHub recorded (calls, check runs, comments) and its repositories. */
+export function clearGitHub(gh: FakeGitHub): void {
+  gh.calls.length = 0;
+  gh.checkRuns.length = 0;
+  gh.comments.clear();
+  gh.repos.clear();
+}
+
+/**
+ * acme/specs (private, installation 42) with the repohost fixture on main, and pull
+ * request 7 from `quote-errors`: one commit by dana that puts `limits` (a section) before
+ * the API doc's "## Authentication".
+ */
+export function specsPullRequest(
+  gh: FakeGitHub,
+  limits: string,
+): { repo: FakeRepo; base: string; head: string } {
+  const files = folderFiles(REPO_FIXTURE);
+  const repo = gh.addRepo("acme", "specs", { private: true, installationId: 42 });
+  const base = gh.commit(repo, files, { message: "Import specs", author: "lee" });
+  const api = "specs/checkout-api/api.md";
+  const head = gh.commit(
+    repo,
+    { [api]: files[api]!.replace("## Authentication", `${limits}## Authentication`) },
+    { branch: "quote-errors", message: "Document limits", author: "dana" },
+  );
+  repo.pulls.set(7, { files: [api], head });
+  return { repo, base, head };
 }

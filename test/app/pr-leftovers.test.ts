@@ -13,14 +13,12 @@ import { eq } from "drizzle-orm";
 import { FakeGitHub, type FakeRepo } from "../helpers/fake-github.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { answerFor } from "../core/review/e2e-helpers.js";
-import { folderFiles, REPO_FIXTURE } from "../server/repohost/helpers.js";
 import { DB_KINDS } from "../helpers/app.js";
 import { as } from "../helpers/actors.js";
 import { adhocReviews, prReviews } from "../../server/db/schema.js";
 import type { PullReviews } from "../../app/pr-review.js";
-import { loadApp, payload, startHarness, type AppHarness } from "./helpers.js";
+import { clearGitHub, loadApp, payload, specsPullRequest, startHarness, type AppHarness } from "./helpers.js";
 
-const API_MD = folderFiles(REPO_FIXTURE)["specs/checkout-api/api.md"]!;
 const PUBLIC_URL = "https://specs.example.com";
 
 interface CheckBody {
@@ -51,25 +49,10 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
     await gh.stop();
   });
   beforeEach(async () => {
-    gh.calls.length = 0;
-    gh.checkRuns.length = 0;
-    gh.comments.clear();
-    gh.repos.clear();
+    clearGitHub(gh);
     fake.reset();
     fake.handler = answerFor;
-    repo = gh.addRepo("acme", "specs", { private: true, installationId: 42 });
-    base = gh.commit(repo, folderFiles(REPO_FIXTURE), { message: "Import specs", author: "lee" });
-    head = gh.commit(
-      repo,
-      {
-        "specs/checkout-api/api.md": API_MD.replace(
-          "## Authentication",
-          "## Limits\n\nAt most 20 quotes a minute per cart.\n\n## Authentication",
-        ),
-      },
-      { branch: "quote-errors", message: "Document limits", author: "dana" },
-    );
-    repo.pulls.set(7, { files: ["specs/checkout-api/api.md"], head });
+    ({ repo, base, head } = specsPullRequest(gh, "## Limits\n\nAt most 20 quotes a minute per cart.\n\n"));
     others = [];
     h = await startHarness(gh, kind, "recorded", { publicUrl: PUBLIC_URL });
   });

@@ -14,7 +14,7 @@ import { json } from "../helpers/app.js";
 import { as } from "../helpers/actors.js";
 import { adhocReviews } from "../../server/db/schema.js";
 import type { AdhocResult } from "../../server/review/service.js";
-import { payload, startHarness, type AppHarness } from "./helpers.js";
+import { clearGitHub, payload, specsPullRequest, startHarness, type AppHarness } from "./helpers.js";
 
 const API_MD = folderFiles(REPO_FIXTURE)["specs/checkout-api/api.md"]!;
 
@@ -47,25 +47,13 @@ describe("GitHub App: a pull request's full review", () => {
     await gh.stop();
   });
   beforeEach(async () => {
-    gh.calls.length = 0;
-    gh.checkRuns.length = 0;
-    gh.comments.clear();
-    gh.repos.clear();
+    clearGitHub(gh);
     fake.reset();
     fake.handler = answerFor;
-    repo = gh.addRepo("acme", "specs", { private: true, installationId: 42 });
-    base = gh.commit(repo, folderFiles(REPO_FIXTURE), { message: "Import specs", author: "lee" });
-    head = gh.commit(
-      repo,
-      {
-        "specs/checkout-api/api.md": API_MD.replace(
-          "## Authentication",
-          "## Limits\n\nAt most 20 quotes a minute per cart.\n\nTODO: name the window the limit resets in.\n\n## Authentication",
-        ),
-      },
-      { branch: "quote-errors", message: "Document limits", author: "dana" },
-    );
-    repo.pulls.set(7, { files: ["specs/checkout-api/api.md"], head });
+    ({ repo, base, head } = specsPullRequest(
+      gh,
+      "## Limits\n\nAt most 20 quotes a minute per cart.\n\nTODO: name the window the limit resets in.\n\n",
+    ));
     h = await startHarness(gh);
   });
   afterEach(async () => {
