@@ -7,6 +7,8 @@
  *   lint carry (server/runs.ts)           a full review finished elsewhere
  *   sessions (server/auth/sessions.ts)    sign-out, removal, revoked tokens
  *   profiles (server/profiles.ts)         created, saved, rolled back, deleted
+ *   pending decisions                      a doc's waivers or threads changed
+ *     (server/waivers/pending.ts)
  *   run events and the queue              server/jobs/bus.ts (ClusterBus)
  *
  * Remote notices never re-emit local events: a version made elsewhere must not be
@@ -20,6 +22,7 @@ import type { BundleStore } from "./store/types.js";
 import type { Sessions } from "./auth/sessions.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { Logger } from "./deps.js";
+import type { PendingDecisions } from "./waivers/pending.js";
 
 export interface Caches {
   index: BundleIndex;
@@ -27,6 +30,7 @@ export interface Caches {
   runs: RunService;
   sessions: Sessions;
   profiles: ProfileRegistry;
+  pending: PendingDecisions;
   logger: Logger;
 }
 
@@ -44,6 +48,7 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
   c.sessions.onEnded = (ended) => cluster.publish({ t: "session", ...ended });
   c.profiles.onChange = () => cluster.publish({ t: "profiles" });
   c.index.beforeRead = () => cluster.sync();
+  c.pending.onTouch = (docId) => cluster.publish({ t: "pending", docId });
 
   const reloadProfiles = () =>
     c.profiles
@@ -61,11 +66,15 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
       case "profiles":
         void reloadProfiles();
         break;
+      case "pending":
+        c.pending.touch(n.docId, true);
+        break;
     }
   });
   const offResync = cluster.onResync(() => {
     c.index.reloadAll();
     c.sessions.forget({});
+    c.pending.reload();
     void reloadProfiles();
   });
   return () => {
@@ -76,6 +85,7 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
     c.runs.events.off("run", onRun);
     c.sessions.onEnded = undefined;
     c.profiles.onChange = undefined;
+    c.pending.onTouch = undefined;
     c.index.beforeRead = undefined;
   };
 }

@@ -34,7 +34,9 @@ export type Notice =
   /** Sessions or tokens ended: of a person, or one by its hash. */
   | { t: "session"; userId?: string; hash?: string }
   /** A profile was created, saved, rolled back or deleted. */
-  | { t: "profiles" };
+  | { t: "profiles" }
+  /** A doc's waivers or threads changed (a decision may wait: server/waivers/pending.ts). */
+  | { t: "pending"; docId: string };
 
 export interface Cluster {
   /** This instance's id (notices it sent come back to it and are skipped). */

@@ -242,7 +242,6 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     let listening: string | undefined;
     const linkBase = () => config.publicUrl ?? listening ?? DEFAULT_PUBLIC_URL;
     const accounts = new Accounts(db, () => clock.now(), linkBase, config.passwordCost);
-    undo.push(wireCluster(cluster, { index, store, runs, sessions: accounts.sessions, profiles, logger }));
     // Model calls are counted (tokens, cost) as they answer.
     const forRole = models.forRole.bind(models);
     models.forRole = async (role) => {
@@ -262,6 +261,12 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     });
     waiverArea.start();
     undo.push(() => waiverArea.stop());
+    undo.push(
+      wireCluster(cluster, {
+        ...{ index, store, runs, sessions: accounts.sessions, profiles, logger },
+        pending: waiverArea.pending,
+      }),
+    );
     const graph: Omit<Deps, "review" | "threads"> = {
       db,
       store,

@@ -29,6 +29,7 @@ export function wireFeatures(d: Deps, own: { verifyThreads: boolean; verifyRepos
   // workspace token (hosted mode, where repohost sources exist).
   if (d.repohost && !own.verifyRepos) d.verify.ports.repos = githubRepoReader(d.repohost);
   // next_action `decide`: the open threads the caller opened that someone answered.
+  d.threads.onDocChange = (docId) => d.waivers.pending.touch(docId);
   d.waivers.threads = {
     async threadsToDecide(actor, docIds) {
       const wanted = new Set(docIds);

@@ -123,6 +123,13 @@ export class ThreadService {
     await this.answers.get(threadId);
   }
 
+  /** Told after a doc's threads changed in a way next_action `decide` reads (server/waivers/pending.ts). */
+  onDocChange: ((docId: string) => void) | undefined;
+
+  private changed(t: { docId: string | null }): void {
+    if (t.docId) this.onDocChange?.(t.docId);
+  }
+
   // ------------------------------------------------------------------- reads
 
   private async thread(threadId: string): Promise<ThreadRow> {
@@ -338,6 +345,7 @@ export class ThreadService {
       requireOpen: true,
       ...(ai ? { answering: true } : {}),
     });
+    this.changed(t);
     await this.notifyMentions(
       author,
       { id: t.id, bundleId: t.bundleId, docId: t.docId, title: t.title },
@@ -370,6 +378,7 @@ export class ThreadService {
         .where(eq(threadMessages.id, messageId));
       await tx.update(threads).set({ decisionMessageId: messageId }).where(eq(threads.id, threadId));
     });
+    this.changed(t);
     return this.get(threadId);
   }
 
@@ -387,6 +396,7 @@ export class ThreadService {
     const status = open ? "open" : "resolved";
     if (t.status !== status) {
       await this.db.update(threads).set({ status }).where(eq(threads.id, threadId));
+      this.changed(t);
       if (t.docId) {
         if (t.blocking) await restampVerdicts(this.db, this.deps.runs, t.docId);
         // A resolved thread's anchor stood still: find it in the current version.
@@ -438,6 +448,7 @@ export class ThreadService {
         requireOpen: false,
         answering: more,
       });
+      this.changed(t);
       this.posted({ threadId, messageId: row.id, author: AI_AUTHOR, body: reply.body });
       await addInboxItems(
         this.db,

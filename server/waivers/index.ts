@@ -14,6 +14,7 @@ import type { Bundle, SpecDoc } from "../schemas/common.js";
 import type { BundleStore, VersionEvent } from "../store/types.js";
 import { InboxService } from "./inbox.js";
 import { nextActions, withNextActions, type NextActionDeps } from "./next-action.js";
+import { PendingDecisions } from "./pending.js";
 import { noThreads, type ThreadsPort } from "./ports.js";
 import { ReviewStatusService } from "./review-status.js";
 import { WaiverService } from "./service.js";
@@ -38,6 +39,8 @@ export class WaiverArea {
   readonly waivers: WaiverService;
   readonly status: ReviewStatusService;
   readonly inbox: InboxService;
+  /** Docs that may have a waiver or thread waiting for a decision (the list's fast path). */
+  readonly pending: PendingDecisions;
   /** Wire the threads area here (`area.threads = …`) for `next_action` kind `decide`. */
   threads: ThreadsPort;
   private readonly onVersion = (ev: VersionEvent) => {
@@ -52,6 +55,8 @@ export class WaiverArea {
     this.status = new ReviewStatusService(d);
     this.inbox = new InboxService(d.db, () => d.clock.now());
     this.threads = d.threads ?? noThreads;
+    this.pending = new PendingDecisions(d.db, d.logger);
+    this.waivers.onDocChange = (docId) => this.pending.touch(docId);
   }
 
   start(): void {
@@ -66,7 +71,13 @@ export class WaiverArea {
 
   private async afterVersion(ev: VersionEvent): Promise<void> {
     await this.status.afterVersion(ev, this.waivers.sidecar.messagePrefix);
-    const requests = await this.waivers.sidecar.sync(ev);
+    let requests;
+    try {
+      requests = await this.waivers.sidecar.sync(ev);
+    } finally {
+      // The sidecar may have asked for waivers or withdrawn some.
+      this.pending.touch(ev.docId);
+    }
     for (const row of requests) await this.waivers.notifySidecarRequest(row);
   }
 
@@ -86,11 +97,9 @@ export class WaiverArea {
    * when they are the cached views' own, so the list can answer its cached JSON.
    */
   async personalize(actor: Actor | undefined, items: readonly Bundle[]): Promise<Bundle[] | undefined> {
-    const actions = await nextActions(
-      this.nextDeps,
-      actor,
-      items.flatMap((b) => b.docs),
-    );
+    const docs = items.flatMap((b) => b.docs);
+    const waiting = await this.pending.any(docs.map((doc) => doc.id));
+    const actions = await nextActions(this.nextDeps, actor, docs, false, waiting);
     let changed = false;
     const out = items.map((b) => ({
       ...b,

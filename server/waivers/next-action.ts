@@ -46,17 +46,21 @@ export async function nextActions(
   actor: Actor | undefined,
   list: readonly SpecDoc[],
   single = false,
+  /** False when none of the docs has a waiver or thread waiting (server/waivers/pending.ts). */
+  decisions = true,
 ): Promise<Map<string, NextAction>> {
   const out = new Map<string, NextAction>();
   if (list.length === 0) return out;
   const ids = list.map((doc) => doc.id);
   const [open, threads] = await Promise.all([
-    d.db
-      .select()
-      .from(waivers)
-      .where(and(inArray(waivers.docId, ids), eq(waivers.status, "requested")))
-      .orderBy(waivers.createdAt, waivers.id),
-    actor
+    decisions
+      ? d.db
+          .select()
+          .from(waivers)
+          .where(and(inArray(waivers.docId, ids), eq(waivers.status, "requested")))
+          .orderBy(waivers.createdAt, waivers.id)
+      : Promise.resolve([]),
+    actor && decisions
       ? d.threads.threadsToDecide(actor, ids)
       : Promise.resolve(new Map<string, Array<{ id: string; title: string }>>()),
   ]);

@@ -53,9 +53,20 @@ export function reasonLength(reason: string): number {
 
 export class WaiverService {
   readonly sidecar: SidecarSync;
+  /** Told after a doc's waivers may have changed status (server/waivers/pending.ts). */
+  onDocChange: ((docId: string) => void) | undefined;
 
   constructor(private readonly d: WaiverServiceDeps) {
     this.sidecar = new SidecarSync(d);
+  }
+
+  /** Run a change of a doc's waivers, then tell `onDocChange` (also when it failed half-way). */
+  private async changing<T>(docId: string, change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.onDocChange?.(docId);
+    }
   }
 
   private async row(waiverId: string): Promise<WaiverRow> {
@@ -188,14 +199,17 @@ export class WaiverService {
       if (dup) throw new ApiError("waiver_exists", undefined, { waiver_id: dup.id });
       row = { ...base, kind: "standalone" };
     }
-    const [inserted] = await this.d.db.insert(waivers).values(row).returning();
-    if (policy.approvals === 0) {
-      // No approval needed: approved at once, and written to the sidecar like any other.
-      await this.finalize(inserted!, actor, inserted!.approvals);
-    } else {
-      await this.notifyApprovers(inserted!, record);
-    }
-    return this.view(inserted!.id, actor);
+    const inserted = await this.changing(docId, async () => {
+      const [inserted] = await this.d.db.insert(waivers).values(row).returning();
+      if (policy.approvals === 0) {
+        // No approval needed: approved at once, and written to the sidecar like any other.
+        await this.finalize(inserted!, actor, inserted!.approvals);
+      } else {
+        await this.notifyApprovers(inserted!, record);
+      }
+      return inserted!;
+    });
+    return this.view(inserted.id, actor);
   }
 
   /** A finding of the doc's latest finished run. */
@@ -291,12 +305,14 @@ export class WaiverService {
       ...row.approvals,
       { by: actor.id, name: actor.name, at: this.d.clock.now().toISOString() },
     ];
-    if (approvals.length >= row.approvalsNeeded) await this.finalize(row, actor, approvals);
-    else
-      await this.d.db
-        .update(waivers)
-        .set({ approvals, updatedAt: this.d.clock.now() })
-        .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")));
+    await this.changing(row.docId, async () => {
+      if (approvals.length >= row.approvalsNeeded) await this.finalize(row, actor, approvals);
+      else
+        await this.d.db
+          .update(waivers)
+          .set({ approvals, updatedAt: this.d.clock.now() })
+          .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")));
+    });
     return this.view(waiverId, actor);
   }
 
@@ -333,16 +349,18 @@ export class WaiverService {
   async reject(waiverId: string, actor: Actor, reason: string) {
     const row = await this.row(waiverId);
     await this.checkDecider(row, actor);
-    const [updated] = await this.d.db
-      .update(waivers)
-      .set({
-        status: "rejected",
-        rejectionReason: reason,
-        decidedBy: actor.id,
-        updatedAt: this.d.clock.now(),
-      })
-      .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")))
-      .returning();
+    const [updated] = await this.changing(row.docId, () =>
+      this.d.db
+        .update(waivers)
+        .set({
+          status: "rejected",
+          rejectionReason: reason,
+          decidedBy: actor.id,
+          updatedAt: this.d.clock.now(),
+        })
+        .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")))
+        .returning(),
+    );
     if (!updated) throw new ApiError("waiver_not_open", "the waiver was decided meanwhile");
     if (row.source === "service") {
       const record = await this.d.store.doc(row.docId);

@@ -128,6 +128,30 @@ describe.skipIf(!PG)("three instances on one Postgres", () => {
     for (const n of [a, b]) expect((await body<BundleList>(n.req("GET", "/bundles"))).items).toEqual([]);
   });
 
+  it("a thread answered and decided through one changes the next action the others list", async () => {
+    const doc = await body<SpecDoc>(a.req("POST", "/bundles", { profile: "adr", name: "decisions/clock" }));
+    const next = async (n: Instance) =>
+      (await body<BundleList>(n.req("GET", "/bundles"))).items.find((x) => x.slug === "decisions/clock")!
+        .docs[0]!.next_action?.kind;
+    // Every instance lists the doc first, so a list that missed the change would show it.
+    for (const n of nodes) expect(await next(n)).not.toBe("decide");
+    const thread = await body<{ id: string }>(
+      a.req("POST", `/docs/${doc.id}/threads`, {
+        anchor_kind: "section",
+        anchor: { heading_path: [] },
+        addressed_to: "humans",
+        title: "Which clock?",
+        body: "Host or NTP?",
+      }),
+    );
+    const reply = await body<{ id: string }>(
+      a.req("POST", `/threads/${thread.id}/messages`, { body: "NTP." }),
+    );
+    for (const n of [b, c]) expect(await next(n)).toBe("decide");
+    await body(b.req("POST", `/threads/${thread.id}/decision`, { message_id: reply.id }));
+    for (const n of [a, c]) expect(await next(n)).not.toBe("decide");
+  });
+
   it("after the listening connections drop, the bundle lists are read afresh and notices flow again", async () => {
     for (const n of nodes) await body(n.req("GET", "/bundles"));
     const { default: postgres } = await import("postgres");

@@ -271,4 +271,55 @@ describe.each(DB_KINDS)("review status, inbox and insights in hosted mode on %s"
     const single = await json<{ docs: SpecDoc[] }>(w.req("admin", "GET", `/bundles/${doc.bundle_id}`));
     expect(single.docs[0]!.next_action).toMatchObject({ kind: "waiver", waiver_id: expect.any(String) });
   });
+
+  it("the list hears waivers and threads change after it was first read", async () => {
+    const doc = await bundleWith(w, "author", "decisions/utc", "adr", ADR_WITH_TBD);
+    const listFor = async (who: "author" | "admin" | "reviewer") =>
+      (await json<BundleList>(w.req(who, "GET", "/bundles"))).items[0]!.docs[0]!;
+    const fix = { kind: "fix", sentence: "Fix 1 MUST finding to make the doc Build Ready." };
+    // Nothing waits: the list is read (and its cached page written) before anything changes.
+    expect((await listFor("admin")).next_action).toEqual(fix);
+    expect((await listFor("reviewer")).next_action).toEqual(fix);
+    const finding = (
+      await json<{ items: Array<{ id: string; check_slug: string }> }>(
+        w.req("author", "GET", `/runs/${doc.verdict!.run_id}/findings`),
+      )
+    ).items.find((f) => f.check_slug === "undecided")!;
+    const waiver = await json<{ id: string }>(
+      w.req("author", "POST", `/docs/${doc.id}/waivers`, {
+        finding_id: finding.id,
+        reason: "Retention is decided per service by its owners in Q3.",
+      }),
+    );
+    expect((await listFor("reviewer")).next_action?.kind).toBe("waiver");
+    expect((await listFor("admin")).next_action?.kind).toBe("waiver");
+    await json(
+      w.req("reviewer", "POST", `/waivers/${waiver.id}/reject`, {
+        reason: "Decide retention before building.",
+      }),
+    );
+    expect((await listFor("reviewer")).next_action).toEqual(fix);
+
+    // A thread the author opened waits for the author's decision once someone answers it.
+    const thread = await json<{ id: string }>(
+      w.req("author", "POST", `/docs/${doc.id}/threads`, {
+        anchor_kind: "section",
+        anchor: { heading_path: [] },
+        addressed_to: "humans",
+        title: "Which clock do we trust?",
+        body: "The host's, or NTP?",
+      }),
+    );
+    expect((await listFor("author")).next_action).toEqual(fix);
+    const reply = await json<{ id: string }>(
+      w.req("reviewer", "POST", `/threads/${thread.id}/messages`, { body: "NTP, always." }),
+    );
+    expect((await listFor("author")).next_action).toEqual({
+      kind: "decide",
+      sentence: 'Decide the thread "Which clock do we trust?".',
+    });
+    expect((await listFor("reviewer")).next_action).toEqual(fix);
+    await json(w.req("author", "POST", `/threads/${thread.id}/decision`, { message_id: reply.id }));
+    expect((await listFor("author")).next_action).toEqual(fix);
+  });
 });
