@@ -24,7 +24,7 @@ export class BundleIndex {
   private epoch = 0;
   private dirty = new Set<string>();
   /** Pages already written as JSON, by key; emptied whenever a bundle view changes. */
-  private readonly json = new Map<string, { extra: unknown; text: string }>();
+  private readonly json = new Map<string, { extra: unknown; bytes: Uint8Array<ArrayBuffer> }>();
   private loading: Promise<void> | undefined;
   /** Upstream bundle -> bundles whose latest run read it (their verdict goes stale with it). */
   private readonly readers = new Map<string, Set<string>>();
@@ -111,16 +111,17 @@ export class BundleIndex {
     after: string | undefined,
     extra: E,
     build: (page: { items: Bundle[]; more: boolean }, extra: E) => unknown,
-  ): Promise<string> {
+  ): Promise<Uint8Array<ArrayBuffer>> {
     await this.fresh();
     const key = `${limit}\u0000${after ?? ""}`;
     const hit = this.json.get(key);
-    if (hit && hit.extra === extra) return hit.text;
-    const text = JSON.stringify(build(await this.page(limit, after), extra));
+    if (hit && hit.extra === extra) return hit.bytes;
+    // Kept as UTF-8 bytes: a string would be encoded again for every answer.
+    const bytes = new TextEncoder().encode(JSON.stringify(build(await this.page(limit, after), extra)));
     // Bounded: every cursor a client sends is a key.
     if (this.json.size >= 64) this.json.clear();
-    this.json.set(key, { extra, text });
-    return text;
+    this.json.set(key, { extra, bytes });
+    return bytes;
   }
 
   private ordered(): Bundle[] {

@@ -38,9 +38,13 @@ export function requestMiddleware(deps: Deps): MiddlewareHandler {
     const given = c.req.header("x-request-id");
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     const started = performance.now();
+    // Set before the answer is made, so it joins the answer's headers: set after, Hono
+    // would copy the whole response to add it.
+    c.header("X-Request-Id", requestId);
     await requestContext.run({ requestId }, async () => {
       await next();
-      c.header("X-Request-Id", requestId);
+      // A handler that built its own Response skipped the prepared headers.
+      if (c.res.headers.get("x-request-id") !== requestId) c.header("X-Request-Id", requestId);
       const seconds = (performance.now() - started) / 1000;
       const route = routePath(c, -1) || "*";
       const status = c.res.status;

@@ -57,6 +57,12 @@ export function bundleView(row: DocRecord, run?: RunRow): Bundle {
   return view;
 }
 
+/** The current verdict of a doc (not stale, on its current version). */
+export function current(doc: SpecDoc): SpecDoc["verdict"] {
+  const v = doc.verdict;
+  return v && v.result !== "stale" && v.version_number === doc.current_version.number ? v : undefined;
+}
+
 /**
  * What to do next with a doc (contract 2.5), as far as the doc alone says: fix the open
  * MUST findings, run a full review, adopt the guessed frontmatter, take the handoff of an
@@ -65,19 +71,13 @@ export function bundleView(row: DocRecord, run?: RunRow): Bundle {
  * documents the one priority.
  */
 export function nextAction(doc: SpecDoc): SpecDoc["next_action"] {
-  const v = doc.verdict;
-  const current = v && v.result !== "stale" ? v : undefined;
-  if (current && current.must > 0)
+  const v = current(doc);
+  if (v && v.must > 0)
     return {
       kind: "fix",
-      sentence: `Fix ${current.must} MUST finding${current.must === 1 ? "" : "s"} to make the doc Build Ready.`,
+      sentence: `Fix ${v.must} MUST finding${v.must === 1 ? "" : "s"} to make the doc Build Ready.`,
     };
-  if (
-    current &&
-    current.kind === "lint" &&
-    current.result === "build_ready" &&
-    current.ai_run_id === undefined
-  )
+  if (v && v.kind === "lint" && v.result === "build_ready" && v.ai_run_id === undefined)
     return {
       kind: "review",
       sentence: "Lint passes: run a full review to find what readers would build differently.",
@@ -86,7 +86,7 @@ export function nextAction(doc: SpecDoc): SpecDoc["next_action"] {
     const keys = Object.keys(doc.adopt).join(" and ");
     return { kind: "adopt", sentence: `Write the ${keys} the review guessed into the frontmatter.` };
   }
-  if (current?.result === "build_ready" && doc.status === "approved")
+  if (v?.result === "build_ready" && doc.status === "approved")
     return {
       kind: "handoff",
       sentence: "The doc is approved and Build Ready: take the build packet to a coding agent.",

@@ -13,7 +13,7 @@ import type { RunService } from "../runs.js";
 import type { Bundle, SpecDoc } from "../schemas/common.js";
 import type { BundleStore, VersionEvent } from "../store/types.js";
 import { InboxService } from "./inbox.js";
-import { nextActions, withNextActions, type NextActionDeps } from "./next-action.js";
+import { nextActions, requestsReview, withNextActions, type NextActionDeps } from "./next-action.js";
 import { PendingDecisions } from "./pending.js";
 import { noThreads, type ThreadsPort } from "./ports.js";
 import { ReviewStatusService } from "./review-status.js";
@@ -97,8 +97,11 @@ export class WaiverArea {
    * when they are the cached views' own, so the list can answer its cached JSON.
    */
   async personalize(actor: Actor | undefined, items: readonly Bundle[]): Promise<Bundle[] | undefined> {
+    const waiting = await this.pending.anyIn(items);
+    // Nothing waits for a decision and the caller is asked for no review: the cached views'
+    // own next actions (server/views.ts) are the caller's.
+    if (!waiting && !requestsReview(this.d.mode, actor)) return undefined;
     const docs = items.flatMap((b) => b.docs);
-    const waiting = await this.pending.any(docs.map((doc) => doc.id));
     const actions = await nextActions(this.nextDeps, actor, docs, false, waiting);
     let changed = false;
     const out = items.map((b) => ({

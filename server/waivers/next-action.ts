@@ -20,6 +20,7 @@ import type { RunService } from "../runs.js";
 import type { SpecDoc } from "../schemas/common.js";
 import type { ThreadsPort } from "./ports.js";
 import type { SidecarSync } from "./sidecar-sync.js";
+import { current, nextAction } from "../views.js";
 import { canDecide } from "./views.js";
 
 type NextAction = NonNullable<SpecDoc["next_action"]>;
@@ -35,10 +36,14 @@ export interface NextActionDeps {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** The current verdict of a doc (not stale, on its current version). */
-function current(doc: SpecDoc) {
-  const v = doc.verdict;
-  return v && v.result !== "stale" && v.version_number === doc.current_version.number ? v : undefined;
+/**
+ * `request_review`: a Build Ready draft, in hosted mode, for a member or admin (the one
+ * doc-only action that depends on the caller).
+ */
+export function requestsReview(mode: "local" | "hosted", actor: Actor | undefined, doc?: SpecDoc): boolean {
+  const writer = actor?.kind === "user" && (actor.role === "member" || actor.role === "admin");
+  if (mode !== "hosted" || !writer) return false;
+  return doc === undefined || (current(doc)?.result === "build_ready" && doc.status === "draft");
 }
 
 export async function nextActions(
@@ -91,47 +96,28 @@ export async function nextActions(
       });
       continue;
     }
-    const v = current(doc);
-    if (v && v.must > 0) {
-      const action: NextAction = {
-        kind: "fix",
-        sentence: `Fix ${plural(v.must, "MUST finding")} to make the doc Build Ready.`,
-      };
-      if (single) {
+    const own = nextAction(doc);
+    if (own?.kind === "fix") {
+      const v = current(doc);
+      if (single && v) {
         const finding = await firstOpenMust(d, doc, v.run_id);
-        if (finding) action.finding_id = finding;
+        if (finding) own.finding_id = finding;
       }
-      out.set(doc.id, action);
+      out.set(doc.id, own);
       continue;
     }
-    if (v && v.result === "build_ready" && v.kind === "lint" && v.ai_run_id === undefined) {
-      out.set(doc.id, {
-        kind: "review",
-        sentence: "Lint passes: run a full review to find what readers would build differently.",
-      });
+    if (own && own.kind !== "handoff") {
+      out.set(doc.id, own);
       continue;
     }
-    if (doc.adopt) {
-      out.set(doc.id, {
-        kind: "adopt",
-        sentence: `Write the ${Object.keys(doc.adopt).join(" and ")} the review guessed into the frontmatter.`,
-      });
-      continue;
-    }
-    const writer = actor?.kind === "user" && (actor.role === "member" || actor.role === "admin");
-    if (v?.result === "build_ready" && doc.status === "draft" && d.mode === "hosted" && writer) {
+    if (requestsReview(d.mode, actor, doc)) {
       out.set(doc.id, {
         kind: "request_review",
         sentence: "The doc is Build Ready: ask members to review it.",
       });
       continue;
     }
-    if (v?.result === "build_ready" && doc.status === "approved") {
-      out.set(doc.id, {
-        kind: "handoff",
-        sentence: "The doc is approved and Build Ready: take the build packet to a coding agent.",
-      });
-    }
+    if (own) out.set(doc.id, own);
   }
   return out;
 }

@@ -30,17 +30,24 @@ export class PendingDecisions {
     private readonly logger: Logger,
   ) {}
 
-  /** True when any of these docs may have a decision waiting. */
-  async any(docIds: Iterable<string>): Promise<boolean> {
-    try {
-      await (this.ready ??= this.load());
-    } catch (err) {
-      this.logger.warn("pending decisions: loading failed; the list asks the database", {
-        error: String(err),
-      });
-      return true;
-    }
-    for (const id of docIds) if (this.docs.has(id)) return true;
+  private loaded = false;
+
+  /**
+   * True when any doc of these bundles may have a decision waiting. Once the set is loaded
+   * this answers at once (the bundle list asks it on every read).
+   */
+  async anyIn(bundles: ReadonlyArray<{ docs: ReadonlyArray<{ id: string }> }>): Promise<boolean> {
+    if (!this.loaded)
+      try {
+        await (this.ready ??= this.load());
+      } catch (err) {
+        this.logger.warn("pending decisions: loading failed; the list asks the database", {
+          error: String(err),
+        });
+        return true;
+      }
+    if (this.docs.size === 0) return false;
+    for (const b of bundles) for (const doc of b.docs) if (this.docs.has(doc.id)) return true;
     return false;
   }
 
@@ -68,6 +75,7 @@ export class PendingDecisions {
 
   /** Read the whole set again (after the cluster may have missed notices). */
   reload(): void {
+    this.loaded = false;
     this.ready = this.load();
     this.ready.catch(() => undefined);
   }
@@ -84,6 +92,7 @@ export class PendingDecisions {
       for (const r of w) next.add(r.docId);
       for (const r of t) if (r.docId) next.add(r.docId);
       this.docs = next;
+      this.loaded = true;
     } catch (err) {
       // Nothing known: every page asks the database until a load succeeds.
       this.ready = undefined;

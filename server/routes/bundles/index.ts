@@ -92,8 +92,8 @@ export default function bundleRoutes() {
       if (personal) return c.json(bodyOf({ ...page, items: personal }, store.problems()), 200);
       // Everyone sees everything (local mode, an admin): the same page is written as JSON
       // once until a bundle (or the problems list) changes.
-      const text = await index.pageJson(limit, after, store.problems(), bodyOf);
-      return c.body(text, 200, { "content-type": "application/json" }) as unknown as ReturnType<
+      const bytes = await index.pageJson(limit, after, store.problems(), bodyOf);
+      return c.body(bytes, 200, { "content-type": "application/json" }) as unknown as ReturnType<
         typeof c.json<z.infer<typeof BundleListSchema>, 200>
       >;
     },
