@@ -7,6 +7,7 @@
  *   lint carry (server/runs.ts)           a full review finished elsewhere
  *   sessions (server/auth/sessions.ts)    sign-out, removal, revoked tokens
  *   profiles (server/profiles.ts)         created, saved, rolled back, deleted
+ *   settings (server/settings.ts)          written
  *   pending decisions                      a doc's waivers or threads changed
  *     (server/waivers/pending.ts)
  *   run events and the queue              server/jobs/bus.ts (ClusterBus)
@@ -23,6 +24,7 @@ import type { Sessions } from "./auth/sessions.js";
 import type { ProfileRegistry } from "./profiles.js";
 import type { Logger } from "./deps.js";
 import type { PendingDecisions } from "./waivers/pending.js";
+import type { SettingsCache } from "./settings.js";
 
 export interface Caches {
   index: BundleIndex;
@@ -31,6 +33,7 @@ export interface Caches {
   sessions: Sessions;
   profiles: ProfileRegistry;
   pending: PendingDecisions;
+  settings: SettingsCache;
   logger: Logger;
 }
 
@@ -49,6 +52,7 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
   c.profiles.onChange = () => cluster.publish({ t: "profiles" });
   c.index.beforeRead = () => cluster.sync();
   c.pending.onTouch = (docId) => cluster.publish({ t: "pending", docId });
+  c.settings.onChange = () => cluster.publish({ t: "settings" });
 
   const reloadProfiles = () =>
     c.profiles
@@ -66,6 +70,9 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
       case "profiles":
         void reloadProfiles();
         break;
+      case "settings":
+        c.settings.forget();
+        break;
       case "pending":
         c.pending.touch(n.docId, true);
         break;
@@ -75,6 +82,7 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
     c.index.reloadAll();
     c.sessions.forget({});
     c.pending.reload();
+    c.settings.forget();
     void reloadProfiles();
   });
   return () => {
@@ -86,6 +94,7 @@ export function wireCluster(cluster: Cluster, c: Caches): () => void {
     c.sessions.onEnded = undefined;
     c.profiles.onChange = undefined;
     c.pending.onTouch = undefined;
+    c.settings.onChange = undefined;
     c.index.beforeRead = undefined;
   };
 }

@@ -36,7 +36,9 @@ export type Notice =
   /** A profile was created, saved, rolled back or deleted. */
   | { t: "profiles" }
   /** A doc's waivers or threads changed (a decision may wait: server/waivers/pending.ts). */
-  | { t: "pending"; docId: string };
+  | { t: "pending"; docId: string }
+  /** The workspace settings were written. */
+  | { t: "settings" };
 
 export interface Cluster {
   /** This instance's id (notices it sent come back to it and are skipped). */

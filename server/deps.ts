@@ -17,6 +17,7 @@ import type { Accounts } from "./auth/accounts.js";
 import type { McpConnections } from "./mcp/connections.js";
 import type { VerificationService } from "./verify/service.js";
 import type { ThreadService } from "./threads/service.js";
+import type { SettingsCache } from "./settings.js";
 import type { WaiverArea } from "./waivers/index.js";
 import type { Cluster } from "./cluster.js";
 import type { Metrics } from "./metrics.js";
@@ -64,6 +65,8 @@ export interface Deps {
   accounts: Accounts;
   /** Waivers, acknowledgements, the sidecar, review status, the inbox, next actions (server/waivers). */
   waivers: WaiverArea;
+  /** The workspace settings, cached until written (server/settings.ts). */
+  settings: SettingsCache;
   clock: Clock;
   logger: Logger;
   mode: "local" | "hosted";

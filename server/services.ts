@@ -19,7 +19,7 @@ import { LocalStore } from "./store/local.js";
 import { DbStore } from "./store/db/store.js";
 import type { BundleStore } from "./store/types.js";
 import { silentLogger, systemClock, type Clock, type Deps, type Logger } from "./deps.js";
-import { limitsFrom } from "./settings.js";
+import { SettingsCache, limitsFrom } from "./settings.js";
 import { packageRoot, packageVersion } from "./paths.js";
 import { ProfileRegistry } from "./profiles.js";
 import { HeavyPool } from "./heavy/pool.js";
@@ -137,7 +137,13 @@ function checkFolder(config: ServicesConfig): void {
 }
 
 /** Local mode's store over the served folder; none in hosted mode. */
-function localStoreOf(config: ServicesConfig, db: Database["db"], clock: Clock, logger: Logger) {
+function localStoreOf(
+  config: ServicesConfig,
+  db: Database["db"],
+  clock: Clock,
+  logger: Logger,
+  settings: SettingsCache,
+) {
   if (config.folder === undefined) return undefined;
   return new LocalStore({
     root: config.folder,
@@ -145,7 +151,7 @@ function localStoreOf(config: ServicesConfig, db: Database["db"], clock: Clock, 
     clock,
     logger,
     watch: config.watch ?? false,
-    limits: limitsFrom(db),
+    limits: limitsFrom(settings),
   });
 }
 
@@ -201,12 +207,16 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       config.profileDirs ?? [],
     );
     await profiles.start();
-    const local = localStoreOf(config, db, clock, logger);
-    const primary: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(db) });
+    const settings = new SettingsCache(db);
+    const local = localStoreOf(config, db, clock, logger, settings);
+    const primary: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(settings) });
     // Hosted mode also reads bundles from repos (server/repohost): one store over both.
     const repohost =
       config.mode === "hosted"
-        ? createRepohost({ db, box, clock, logger, limits: limitsFrom(db), primary, config: config.repohost })
+        ? createRepohost({
+            ...{ db, box, clock, logger, primary, config: config.repohost },
+            limits: limitsFrom(settings),
+          })
         : undefined;
     const store: BundleStore = repohost?.store ?? primary;
     // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
@@ -263,7 +273,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => waiverArea.stop());
     undo.push(
       wireCluster(cluster, {
-        ...{ index, store, runs, sessions: accounts.sessions, profiles, logger },
+        ...{ index, store, runs, sessions: accounts.sessions, profiles, logger, settings },
         pending: waiverArea.pending,
       }),
     );
@@ -286,6 +296,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
       waivers: waiverArea,
+      settings,
       linkBase,
       clock,
       logger,

@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema.js";
 import { packageRoot } from "../paths.js";
 import { cacheDir, findTemplate, saveTemplate, templateKey } from "./pglite-template.js";
-import { byteaCodec, givingTurns } from "./pglite-loop.js";
+import { DRIZZLE_TEXT_TYPES, byteaCodec, clientWideParsers, givingTurns } from "./pglite-loop.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -80,6 +80,7 @@ export async function openDatabase(url: string): Promise<Database> {
     await client.waitReady;
   }
   givingTurns(client);
+  clientWideParsers(client, DRIZZLE_TEXT_TYPES);
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: migrationsFolder() });
   // Made the slow way: keep a template of the empty, migrated database for next time.

@@ -60,3 +60,43 @@ export function givingTurns(client: PGlite, sliceMs = SLICE_MS): void {
     return exec(message, options);
   };
 }
+
+/** Options PGlite takes per statement (the part this module reads). */
+type QueryOptions = { parsers?: Record<number, unknown> } & Record<string, unknown>;
+
+/**
+ * drizzle sends, with every statement, parsers that leave dates, times and intervals (and
+ * their arrays) as the text Postgres wrote. PGlite merges per-statement parsers into its own
+ * map of about 300 types for each statement, which cost about 0.1 ms a statement (a save
+ * makes 15 or so: docs/performance.md). Installed once on the client instead, the same
+ * text comes back and the per-statement merge is skipped. Parsers that are not all such
+ * pass-throughs are left in place.
+ */
+export function clientWideParsers(client: PGlite, passThrough: readonly number[]): void {
+  const own = (client as unknown as { parsers: Record<number, (text: string) => unknown> }).parsers;
+  const keep = (text: string) => text;
+  for (const type of passThrough) own[type] = keep;
+  const types = new Set(passThrough);
+  const strip = <T extends QueryOptions | undefined>(options: T): T => {
+    if (!options?.parsers) return options;
+    for (const key of Object.keys(options.parsers)) if (!types.has(Number(key))) return options;
+    const { parsers: _drop, ...rest } = options;
+    void _drop;
+    return rest as T;
+  };
+  type Querying = { query: (q: string, params?: unknown[], options?: QueryOptions) => Promise<unknown> };
+  const wrap = (target: Querying) => {
+    const query = target.query.bind(target);
+    target.query = (q, params, options) => query(q, params, strip(options));
+  };
+  wrap(client as unknown as Querying);
+  const transaction = client.transaction.bind(client);
+  client.transaction = (fn) =>
+    transaction((tx) => {
+      wrap(tx as unknown as Querying);
+      return fn(tx);
+    });
+}
+
+/** The types drizzle's PGlite driver reads as text: timestamp, timestamptz, interval, date, and arrays of numeric, timestamp, timestamptz, interval, date. */
+export const DRIZZLE_TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182] as const;

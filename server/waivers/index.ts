@@ -74,10 +74,13 @@ export class WaiverArea {
     let requests;
     try {
       requests = await this.waivers.sidecar.sync(ev);
-    } finally {
-      // The sidecar may have asked for waivers or withdrawn some.
+    } catch (err) {
+      // It may have asked for some before it failed.
       this.pending.touch(ev.docId);
+      throw err;
     }
+    // Waivers the sidecar asked for wait for a decision.
+    if (requests.length > 0) this.pending.touch(ev.docId);
     for (const row of requests) await this.waivers.notifySidecarRequest(row);
   }
 

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdi
 import { join, resolve } from "node:path";
 import { unzipSync } from "fflate";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import { SETTING_DEFAULTS } from "../../server/settings.js";
 import type { BundleList, Diff, FileList, Items, SpecDoc, Version, WriteResult } from "../helpers/types.js";
 
 const DEMO = resolve(import.meta.dirname, "../../fixtures/demo");
@@ -271,11 +272,12 @@ describe.each(DB_KINDS)("files and versions on %s", (kind) => {
 
   it("refuses a file over max_file_mb and a bundle over max_bundle_mb with 413", async () => {
     const { id, base } = await checkoutDoc(t);
-    const { settings } = await import("../../server/db/schema.js");
-    await t.database.db.insert(settings).values([
-      { key: "max_file_mb", value: 1 },
-      { key: "max_bundle_mb", value: 2 },
-    ]);
+    const set = await t.req("PUT", "/admin/settings", {
+      ...SETTING_DEFAULTS,
+      max_file_mb: 1,
+      max_bundle_mb: 2,
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
     const big = new Uint8Array(1024 * 1024 + 1);
     await problem(await put(t, id, "big.bin", big, base), 413, "file_too_large");
     const ok = await json<WriteResult>(put(t, id, "a.bin", new Uint8Array(1024 * 1024 - 10), base));

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { zipSync, type Zippable } from "fflate";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
+import { SETTING_DEFAULTS } from "../../server/settings.js";
 import type { BundleList } from "../helpers/types.js";
 
 const FIXTURE = resolve(import.meta.dirname, "../../fixtures/import/saved-searches");
@@ -306,11 +307,12 @@ describe.each(DB_KINDS)("POST /bundles/import on %s", (kind) => {
   });
 
   it("refuses declared sizes over max_bundle_mb or max_file_mb before inflating", async () => {
-    const { settings } = await import("../../server/db/schema.js");
-    await t.database.db.insert(settings).values([
-      { key: "max_file_mb", value: 1 },
-      { key: "max_bundle_mb", value: 2 },
-    ]);
+    const set = await t.req("PUT", "/admin/settings", {
+      ...SETTING_DEFAULTS,
+      max_file_mb: 1,
+      max_bundle_mb: 2,
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
     const noise = (n: number) => new Uint8Array(randomBytes(n));
     const total = zipSync({
       "prd.md": new TextEncoder().encode(PRD),

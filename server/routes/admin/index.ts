@@ -5,7 +5,6 @@ import { ApiError, ValidationError } from "../../errors.js";
 import { DbBudget } from "../../models/budget.js";
 import { isRoleName, ModelService, presetViews, ROLE_NAMES } from "../../models/service.js";
 import type { RoleName } from "../../models/types.js";
-import { readSettings, writeSettings } from "../../settings.js";
 import { repohostOf } from "../../repohost/routes.js";
 import {
   getRepohostConnection,
@@ -50,9 +49,9 @@ function roleParam(role: string): RoleName {
 
 export default function adminRoutes(): Router {
   const r = createRouter();
-  r.openapi(getSettings, async (c) => c.json(await readSettings(deps(c).db), 200));
+  r.openapi(getSettings, async (c) => c.json(await deps(c).settings.read(), 200));
   r.openapi(putSettings, async (c) =>
-    c.json(await writeSettings(deps(c).db, c.req.valid("json"), deps(c).clock.now()), 200),
+    c.json(await deps(c).settings.write(c.req.valid("json"), deps(c).clock.now()), 200),
   );
   mountInvites(r);
   r.openapi(getBudget, async (c) => c.json(await budget(c).status(deps(c).clock.now()), 200));

@@ -5,7 +5,12 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { byteaCodec, givingTurns } from "../../../server/db/pglite-loop.js";
+import {
+  DRIZZLE_TEXT_TYPES,
+  byteaCodec,
+  clientWideParsers,
+  givingTurns,
+} from "../../../server/db/pglite-loop.js";
 
 let plain: PGlite;
 let fast: PGlite;
@@ -93,6 +98,50 @@ describe("turns between statements", () => {
       expect(rows[0]!.n).toBe(51);
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe("client-wide parsers for drizzle's text types", () => {
+  it("reads dates, times, intervals and their arrays as drizzle does, with or without drizzle's per-statement parsers, and leaves other parsers alone", async () => {
+    const wide = new PGlite();
+    await wide.waitReady;
+    clientWideParsers(wide, DRIZZLE_TEXT_TYPES);
+    const keep = (v: string) => v;
+    const drizzleOptions = {
+      rowMode: "array" as const,
+      parsers: Object.fromEntries(DRIZZLE_TEXT_TYPES.map((t) => [t, keep])),
+    };
+    const sql = `select timestamptz '2026-11-26 10:00:00+00' as tz, timestamp '2026-11-26 10:00:00' as ts,
+      interval '1 day' as iv, date '2026-11-26' as d, array[date '2026-11-26'] as ds,
+      array[1.5::numeric] as ns, 42::int4 as n, true as b, '{"a":1}'::jsonb as j`;
+    try {
+      const theirs = await plain.query(sql, [], drizzleOptions);
+      const mine = await wide.query(sql, [], drizzleOptions);
+      const bare = await wide.query(sql, [], { rowMode: "array" });
+      expect(mine.rows).toEqual(theirs.rows);
+      expect(bare.rows).toEqual(theirs.rows);
+      expect(mine.rows[0]).toEqual([
+        "2026-11-26 10:00:00+00",
+        "2026-11-26 10:00:00",
+        "1 day",
+        "2026-11-26",
+        "{2026-11-26}",
+        "{1.5}",
+        42,
+        true,
+        { a: 1 },
+      ]);
+      // Inside a transaction too; and a statement's own parser that is not a pass-through still applies.
+      const inTx = await wide.transaction((tx) => tx.query(sql, [], drizzleOptions));
+      expect(inTx.rows).toEqual(theirs.rows);
+      const own = await wide.query("select 42::int4 as n", [], {
+        rowMode: "array",
+        parsers: { 23: () => "mine" },
+      });
+      expect(own.rows[0]).toEqual(["mine"]);
+    } finally {
+      await wide.close();
     }
   });
 });
