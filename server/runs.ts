@@ -9,8 +9,7 @@ import { slices } from "./slices.js";
 import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
-import { computeVerdict, countBlockingThreads } from "../core/verdict/index.js";
-import { blockingThreadsOf } from "./threads/blocking.js";
+import { computeVerdict } from "../core/verdict/index.js";
 import type { Db } from "./db/index.js";
 import { bundles, docs, findings, runs } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
@@ -376,7 +375,7 @@ export class RunService {
     await pause();
     const mainText = decodeText(files.get(mainPath) ?? new Uint8Array()).text;
     await pause();
-    const { reads, broken } = await upstreamReads(this.db, this.profiles, docId, mainText);
+    const { reads, broken, blockingThreads } = await upstreamReads(this.db, this.profiles, docId, mainText);
     await pause();
     const all = [
       ...result.findings.map((f) => ({ ...f, stage: "lint" })),
@@ -395,7 +394,7 @@ export class RunService {
     const verdict = computeVerdict({
       findings: all,
       waived: excused?.waived,
-      blockingThreads: countBlockingThreads(await blockingThreadsOf(this.db, docId)),
+      blockingThreads,
       kind: "lint",
       runId: id,
       versionNumber,

@@ -231,7 +231,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
     undo.push(() => runs.stop());
     undo.push(() => index.stop());
     // Threads follow every new version, the first scan's too (files edited while stopped).
-    const reanchor = new Reanchorer(db, store, logger);
+    const reanchor = new Reanchorer(db, store, logger, cluster.kind === "local");
     await reanchor.load();
     reanchor.listen();
     undo.push(async () => {
@@ -268,6 +268,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       logger,
       mode: config.mode,
       secretKey: key,
+      sole: cluster.kind === "local",
     });
     waiverArea.start();
     undo.push(() => waiverArea.stop());

@@ -30,12 +30,15 @@ export class Reanchorer {
     private readonly db: Db,
     private readonly store: BundleStore,
     private readonly logger: Logger,
+    /** This is the only instance (no cluster): every thread is opened here, so the set below is whole. */
+    private readonly sole = false,
   ) {}
 
   /**
-   * Docs with open text threads, read at start: a first scan records a version of every
-   * bundle at once (`bulk`), and most have no thread, so those skip the query. Other
-   * versions always query (another instance may have opened a thread since).
+   * Docs with open text threads, read at start and added to as threads open here: a first
+   * scan records a version of every bundle at once (`bulk`), and most have no thread, so
+   * those skip the query; so does every version when this is the only instance. With
+   * other instances, other versions always query (another may have opened a thread since).
    */
   private withThreads = new Set<string>();
 
@@ -54,7 +57,7 @@ export class Reanchorer {
   }
 
   private readonly onVersion = (ev: VersionEvent) => {
-    if (ev.bulk && !this.withThreads.has(ev.docId)) return;
+    if ((ev.bulk || this.sole) && !this.withThreads.has(ev.docId)) return;
     // enqueue never rejects (failures are logged) and idle() waits for it.
     void this.enqueue({
       docId: ev.docId,

@@ -40,6 +40,11 @@ export async function readHeldLinks(
   return out;
 }
 
+/** Held links read as JSON (`{kind, target}` objects, in the order readHeldLinks gives). */
+export function heldOf(rows: ReadonlyArray<{ kind: string; target: string }>): WrittenLink[] {
+  return rows.map((r) => written(r.kind as LinkKind, r.target));
+}
+
 /** Held links after the doc's own, leaving out any the doc writes already. */
 export function withHeld(
   own: readonly WrittenLink[],

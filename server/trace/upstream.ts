@@ -12,8 +12,8 @@ import { TraceGraph, type DocRef, type TraceDoc } from "../../core/trace/graph.j
 import type { BrokenLink } from "../../core/trace/link-findings.js";
 import type { LinkKind } from "../../core/trace/links.js";
 import type { Db } from "../db/index.js";
-import { bundles, docs, runUpstream } from "../db/schema.js";
-import { readHeldLinks, withHeld } from "./held.js";
+import { bundles, docs, heldLinks, runUpstream, threads } from "../db/schema.js";
+import { heldOf, withHeld } from "./held.js";
 import type { ProfileRegistry } from "../profiles.js";
 
 /** Link kinds whose target a doc builds on: its runs record their versions. */
@@ -30,6 +30,8 @@ export type { BrokenLink };
 export interface UpstreamCheck {
   reads: UpstreamRead[];
   broken: BrokenLink[];
+  /** Open blocking threads of the doc (read in the same statement: a lint needs both). */
+  blockingThreads: number;
 }
 
 /**
@@ -42,6 +44,8 @@ export async function upstreamReads(
   docId: string,
   main: Uint8Array | string,
 ): Promise<UpstreamCheck> {
+  // The doc, its bundle's held links and its open blocking threads, in one statement (a
+  // save waits for its lint, and each statement on the embedded database counts).
   const [self] = await db
     .select({
       id: docs.id,
@@ -49,17 +53,24 @@ export async function upstreamReads(
       slug: bundles.slug,
       title: bundles.title,
       profileKey: docs.profileKey,
+      held: sql<Array<{ kind: string; target: string }>>`coalesce((
+        select json_agg(json_build_object('kind', h.kind, 'target', h.target)
+                        order by h.created_at, h.kind, h.target)
+        from ${heldLinks} h where h.bundle_id = ${bundles.id}), '[]'::json)`,
+      blocking: sql<number>`(select count(*)::int from ${threads} t
+        where t.doc_id = ${docs.id} and t.blocking and t.status = 'open')`,
     })
     .from(docs)
     .innerJoin(bundles, eq(bundles.id, docs.bundleId))
     .where(eq(docs.id, docId));
-  if (!self) return { reads: [], broken: [] };
+  if (!self) return { reads: [], broken: [], blockingThreads: 0 };
+  const blockingThreads = Number(self.blocking);
   const own = docLinks(decodeText(main).text);
   const { problems } = own;
-  const links = withHeld(own.links, (await readHeldLinks(db, [self.bundleId])).get(self.bundleId));
+  const links = withHeld(own.links, heldOf(self.held));
   const slugs = [...new Set(links.filter((l) => !l.external).map((l) => l.target))];
   const upstreamType = profiles.get(self.profileKey)?.upstream;
-  if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [] };
+  if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [], blockingThreads };
   const which = [
     ...(slugs.length > 0 ? [inArray(bundles.slug, slugs)] : []),
     ...(upstreamType ? [eq(docs.profileKey, upstreamType)] : []),
@@ -78,7 +89,7 @@ export async function upstreamReads(
       .innerJoin(docs, eq(docs.bundleId, bundles.id))
       .where(and(isNull(bundles.goneAt), sql`${bundles.headVersionId} is not null`, or(...which)))
   ).filter((r) => r.bundleId !== self.bundleId);
-  const ref = (r: typeof self): DocRef => ({
+  const ref = (r: Omit<typeof self, "held" | "blocking">): DocRef => ({
     id: r.id,
     bundle_id: r.bundleId,
     slug: r.slug,
@@ -99,7 +110,7 @@ export async function upstreamReads(
     const r = rows[l.to - 1]!;
     reads.set(r.bundleId, { bundleId: r.bundleId, versionNumber: r.head });
   }
-  return { reads: [...reads.values()], broken };
+  return { reads: [...reads.values()], broken, blockingThreads };
 }
 
 /** Record what a run read (inside the transaction that stores the run). */

@@ -31,6 +31,8 @@ export interface WaiverAreaDeps {
   mode: "local" | "hosted";
   /** The service's secret key: sidecar signatures are HMACs under a key derived from it. */
   secretKey: Uint8Array;
+  /** This is the only instance (no cluster): caches of what only this instance writes are whole. */
+  sole?: boolean;
   /** Threads waiting for a decision (the threads area); default: none. */
   threads?: ThreadsPort;
 }

@@ -325,6 +325,7 @@ export class WaiverService {
       .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")))
       .returning();
     if (!updated) throw new ApiError("waiver_not_open", "the waiver was decided meanwhile");
+    this.sidecar.approvedIn(row.docId);
     try {
       await this.sidecar.write(
         row.docId,
@@ -406,6 +407,7 @@ export class WaiverService {
         .update(waivers)
         .set({ status: "approved", withdrawnBy: null, updatedAt: row.updatedAt })
         .where(eq(waivers.id, row.id));
+      this.sidecar.approvedIn(row.docId);
       throw err;
     }
     return this.view(waiverId, actor);

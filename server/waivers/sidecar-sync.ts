@@ -53,8 +53,34 @@ export class SidecarSync {
       clock: Clock;
       logger: Logger;
       signer: SidecarSigner;
+      /** This is the only instance (no cluster): every waiver is approved here. */
+      sole?: boolean;
     },
   ) {}
+
+  /**
+   * Docs that may have approved waivers, when this is the only instance: read once, then
+   * added to as waivers are approved here (never taken out). A version with no sidecar of a
+   * doc outside it has nothing to sync, and skips the query.
+   */
+  private approvedDocs: Promise<Set<string>> | undefined;
+
+  private approvedSet(): Promise<Set<string>> {
+    const p = (this.approvedDocs ??= this.d.db
+      .selectDistinct({ docId: waivers.docId })
+      .from(waivers)
+      .where(eq(waivers.status, "approved"))
+      .then((rows) => new Set(rows.map((r) => r.docId))));
+    p.catch(() => {
+      if (this.approvedDocs === p) this.approvedDocs = undefined;
+    });
+    return p;
+  }
+
+  /** A waiver of the doc is approved now (call after the change is committed). */
+  approvedIn(docId: string): void {
+    void this.approvedDocs?.then((set) => set.add(docId)).catch(() => undefined);
+  }
 
   /** The sidecar of a version, when the version has one. */
   async read(versionId: string, mainPath: string): Promise<Sidecar | undefined> {
@@ -242,6 +268,7 @@ export class SidecarSync {
         })
         .onConflictDoNothing();
     }
+    this.approvedIn(ev.docId);
   }
 
   /**
@@ -251,6 +278,7 @@ export class SidecarSync {
   async sync(ev: VersionEvent): Promise<WaiverRow[]> {
     if (ev.version.message.startsWith(MESSAGE_PREFIX)) return [];
     const sidecar = await this.read(ev.version.id, ev.mainPath);
+    if (!sidecar && this.d.sole && !(await this.approvedSet()).has(ev.docId)) return [];
     if (sidecar?.problem) {
       this.d.logger.warn("sidecar unreadable; its entries are left as they were", { doc: ev.docId });
       return [];
