@@ -110,6 +110,49 @@ describe("waivers in local mode", () => {
     expect((await theDoc()).verdict).toMatchObject({ must: 0, waiver_count: 0 });
   });
 
+  it("an approved waiver whose sidecar is deleted on disk is withdrawn, and its finding counts again", async () => {
+    // An edit with no sidecar first: what the service knows of approvals is read before any.
+    writeFileSync(join(t.root, "decisions/utc/utc.md"), `${ADR_WITH_TBD}\nEdited before any waiver.\n`);
+    await t.local.scanAll();
+    const doc = await theDoc();
+    const undecided = (await findings(doc)).find((f) => f.check_slug === "undecided")!;
+    const sidecar = join(t.root, "decisions/utc/utc.review.yaml");
+    writeFileSync(
+      sidecar,
+      [
+        "waivers:",
+        "  - check: undecided",
+        `    quote: ${JSON.stringify(undecided.anchor.quote)}`,
+        "    reason: Column retention is decided per service by its owners in Q3.",
+        "",
+      ].join("\n"),
+    );
+    await t.local.scanAll();
+    await t.runs.idle();
+    let list: WaiverView[] = [];
+    for (let i = 0; i < 40 && list.length === 0; i++) {
+      list = (await json<{ items: WaiverView[] }>(t.req("GET", `/docs/${doc.id}/waivers`))).items;
+      if (list.length === 0) await new Promise((r) => setTimeout(r, 25));
+    }
+    const approved = await json<WaiverView>(t.req("POST", `/waivers/${list[0]!.id}/approve`));
+    expect(approved.status).toBe("approved");
+    await t.runs.idle();
+    expect((await theDoc()).verdict).toMatchObject({ must: 0, waiver_count: 1 });
+
+    // A version with no sidecar (deleted by hand, say in a pull request): the approval is taken back.
+    rmSync(sidecar);
+    await t.local.scanAll();
+    await t.runs.idle();
+    let status = "approved";
+    for (let i = 0; i < 40 && status === "approved"; i++) {
+      const all = (await json<{ items: WaiverView[] }>(t.req("GET", `/docs/${doc.id}/waivers`))).items;
+      status = all.find((w) => w.id === approved.id)?.status ?? "gone";
+      if (status === "approved") await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(status).toBe("withdrawn");
+    expect((await theDoc()).verdict).toMatchObject({ result: "not_build_ready", must: 1, waiver_count: 0 });
+  });
+
   it("what needs a second person is refused with second_person_needed", async () => {
     const doc = await theDoc();
     const undecided = (await findings(doc)).find((f) => f.check_slug === "undecided")!;
