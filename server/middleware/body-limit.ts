@@ -92,8 +92,11 @@ export function holdsJsonNul(bytes: Uint8Array): boolean {
 
 export function bodyLimit(): MiddlewareHandler<Env> {
   return async (c, next) => {
+    // The method first: asking a request for its body makes @hono/node-server build the
+    // whole web Request (an AbortController and a stream), which a GET never needs.
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const raw = c.req.raw;
-    if (!raw.body || c.req.method === "GET" || c.req.method === "HEAD") return next();
+    if (!raw.body) return next();
     const kind = bodyKind(c.req.method, c.req.path);
     let limit = JSON_BODY_LIMIT;
     let settingMb: number | undefined;
