@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { eq } from "drizzle-orm";
 import { FakeGitHub, type FakeRepo } from "../helpers/fake-github.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
-import { answerFor } from "../core/review/e2e-helpers.js";
+import { answerFor, configureModels as sharedConfigureModels } from "../core/review/e2e-helpers.js";
 import { DB_KINDS } from "../helpers/app.js";
 import { as } from "../helpers/actors.js";
 import { adhocReviews, prReviews } from "../../server/db/schema.js";
@@ -61,25 +61,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
     await h.close();
   });
 
-  async function configureModels(): Promise<void> {
-    const res = await h.t.req(
-      "POST",
-      "/admin/backends",
-      { kind: "provider_1", name: "fake", base_url: fake.baseUrl, secret: "sk-test-0000" },
-      as("admin"),
-    );
-    expect(res.status, await res.clone().text()).toBe(201);
-    const { id } = (await res.json()) as { id: string };
-    for (const role of ["reviewer", "reader", "judge"]) {
-      const r = await h.t.req(
-        "PUT",
-        `/admin/roles/${role}`,
-        { backend_id: id, model: `${role}-model` },
-        as("admin"),
-      );
-      expect(r.status, await r.clone().text()).toBe(200);
-    }
-  }
+  const configureModels = () => sharedConfigureModels(h.t, fake.baseUrl, false, as("admin"));
 
   /** The row a process that died left: held by an instance that stopped beating 10 minutes ago. */
   async function leftover(sha: string, checkRunId: number, beatAgoMs = 600_000): Promise<string> {

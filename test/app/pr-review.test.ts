@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, type FakeRepo } from "../helpers/fake-github.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
-import { answerFor } from "../core/review/e2e-helpers.js";
+import { answerFor, configureModels as sharedConfigureModels } from "../core/review/e2e-helpers.js";
 import { folderFiles, REPO_FIXTURE } from "../server/repohost/helpers.js";
 import { json } from "../helpers/app.js";
 import { as } from "../helpers/actors.js";
@@ -60,25 +60,7 @@ describe("GitHub App: a pull request's full review", () => {
     await h.close();
   });
 
-  async function configureModels(): Promise<void> {
-    const res = await h.t.req(
-      "POST",
-      "/admin/backends",
-      { kind: "provider_1", name: "fake", base_url: fake.baseUrl, secret: "sk-test-0000" },
-      as("admin"),
-    );
-    expect(res.status, await res.clone().text()).toBe(201);
-    const { id } = (await res.json()) as { id: string };
-    for (const role of ["reviewer", "reader", "judge"]) {
-      const r = await h.t.req(
-        "PUT",
-        `/admin/roles/${role}`,
-        { backend_id: id, model: `${role}-model` },
-        as("admin"),
-      );
-      expect(r.status, await r.clone().text()).toBe(200);
-    }
-  }
+  const configureModels = () => sharedConfigureModels(h.t, fake.baseUrl, false, as("admin"));
 
   const opened = (id: string, sha = head) =>
     h.probot.receive({

@@ -15,21 +15,32 @@ export function answerFor(req: RecordedRequest) {
   return { json: scriptedAnswer(rf?.name ?? "", req.prompt, rf?.schema) };
 }
 
-export async function configureModels(t: TestApp, baseUrl: string, prices = true): Promise<void> {
-  const res = await t.req("POST", "/admin/backends", {
-    kind: "provider_1",
-    name: "fake",
-    base_url: baseUrl,
-    secret: "sk-test-0000",
-  });
+/** A fake backend for every review role; `headers` say who asks (tests with several callers). */
+export async function configureModels(
+  t: TestApp,
+  baseUrl: string,
+  prices = true,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const res = await t.req(
+    "POST",
+    "/admin/backends",
+    { kind: "provider_1", name: "fake", base_url: baseUrl, secret: "sk-test-0000" },
+    headers,
+  );
   expect(res.status, await res.clone().text()).toBe(201);
   const { id } = (await res.json()) as { id: string };
   for (const role of ["reviewer", "reader", "judge"]) {
-    const r = await t.req("PUT", `/admin/roles/${role}`, {
-      backend_id: id,
-      model: `${role}-model`,
-      ...(prices ? { price_in_per_mtok: 1, price_out_per_mtok: 2 } : {}),
-    });
+    const r = await t.req(
+      "PUT",
+      `/admin/roles/${role}`,
+      {
+        backend_id: id,
+        model: `${role}-model`,
+        ...(prices ? { price_in_per_mtok: 1, price_out_per_mtok: 2 } : {}),
+      },
+      headers,
+    );
     expect(r.status, await r.clone().text()).toBe(200);
   }
 }
