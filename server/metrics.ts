@@ -10,13 +10,9 @@
  */
 import { sql } from "drizzle-orm";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { Db } from "./db/index.js";
+import { rowsOf, type Db } from "./db/index.js";
 import type { RoleModel } from "./models/types.js";
 import { runs } from "./db/schema.js";
-
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
-}
 
 export class Metrics {
   readonly registry = new Registry();

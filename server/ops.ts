@@ -22,7 +22,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "./deps.js";
 import type { Env } from "./http.js";
 import { ApiError } from "./errors.js";
-import { migrationsFolder } from "./db/index.js";
+import { migrationsFolder, rowsOf } from "./db/index.js";
 import { requestContext } from "./log.js";
 
 /** Flipped by a shutdown (server/start.ts): readiness fails first, so balancers stop sending. */
@@ -72,10 +72,6 @@ function shippedMigrations(): number {
     }
   ).entries.length;
   return journalSize;
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
 async function readiness(

@@ -20,7 +20,13 @@ import type { BundleStore, VersionEvent } from "./store/types.js";
 import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 import type { Anchor } from "../core/anchor/anchor.js";
-import { recordUpstream, runUpstreams, upstreamReads, type RunUpstream } from "./trace/upstream.js";
+import {
+  recordUpstream,
+  runUpstreams,
+  upstreamInsert,
+  upstreamReads,
+  type RunUpstream,
+} from "./trace/upstream.js";
 import { linkFindings } from "../core/trace/link-findings.js";
 import { decodeText } from "../core/lint/engine.js";
 
@@ -408,20 +414,36 @@ export class RunService {
         : {}),
     });
     await pause();
+    const values = {
+      ...base,
+      status: "done",
+      profileKey: result.profile_key,
+      profileVersion: this.profiles.versionOf(result.profile_key) ?? null,
+      verdict,
+      adopt: result.adopt ?? null,
+      stages: [{ name: "lint", duration_ms: duration }],
+      finishedAt: this.clock.now(),
+    };
+    const rows = findingRows(id, all);
+    // A run with one batch of findings (a save, nearly always) is written in one statement:
+    // on the embedded database a transaction of four cost three times one statement.
+    if (rows.length <= FINDINGS_BATCH) {
+      const parts = [sql`run as (${this.db.insert(runs).values(values).getSQL()})`];
+      if (rows.length > 0) parts.push(sql`found as (${this.db.insert(findings).values(rows).getSQL()})`);
+      const upstream = upstreamInsert(this.db, id, reads);
+      if (upstream) parts.push(sql`upstream as (${upstream.getSQL()})`);
+      await this.db.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
+      // What the insert wrote, as a read answers it (jsonb keeps JSON, not the objects).
+      return {
+        ...values,
+        stage: null,
+        error: null,
+        verdict: JSON.parse(JSON.stringify(verdict)) as Verdict,
+        adopt: values.adopt && (JSON.parse(JSON.stringify(values.adopt)) as typeof values.adopt),
+      };
+    }
     return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(runs)
-        .values({
-          ...base,
-          status: "done",
-          profileKey: result.profile_key,
-          profileVersion: this.profiles.versionOf(result.profile_key) ?? null,
-          verdict,
-          adopt: result.adopt ?? null,
-          stages: [{ name: "lint", duration_ms: duration }],
-          finishedAt: this.clock.now(),
-        })
-        .returning();
+      const [row] = await tx.insert(runs).values(values).returning();
       await insertFindings(tx, id, all);
       await recordUpstream(tx, id, reads);
       return row!;
@@ -540,19 +562,18 @@ export interface StoredFinding {
   relaxed: boolean;
 }
 
-/** Store a run's findings in the order given (document order); a repeated id keeps its first. */
-export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
+/** Findings stored per insert statement. */
+const FINDINGS_BATCH = 100;
+
+/** The rows of a run's findings in the order given (document order); a repeated id keeps its first. */
+function findingRows(runId: string, list: readonly StoredFinding[]): Array<typeof findings.$inferInsert> {
   const seen = new Set<string>();
-  const kept = list.filter((f) => !seen.has(f.id) && seen.add(f.id));
-  // Small batches, each made just before its insert, and a turn of the event loop between
-  // them: on the embedded database each insert runs on the request loop, and a large doc
-  // has thousands of findings.
-  for (let i = 0; i < kept.length; i += 100) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    const rows = kept.slice(i, i + 100).map((f, j) => ({
+  return list
+    .filter((f) => !seen.has(f.id) && seen.add(f.id))
+    .map((f, ord) => ({
       runId,
       id: f.id,
-      ord: i + j,
+      ord,
       checkSlug: f.check,
       level: f.level,
       category: f.category,
@@ -561,6 +582,15 @@ export async function insertFindings(db: Db, runId: string, list: readonly Store
       stage: f.stage,
       relaxed: f.relaxed,
     }));
-    await db.insert(findings).values(rows);
+}
+
+/** Store a run's findings in the order given (document order); a repeated id keeps its first. */
+export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
+  const rows = findingRows(runId, list);
+  // Batches with a turn of the event loop between them: on the embedded database each
+  // insert runs on the request loop, and a large doc has thousands of findings.
+  for (let i = 0; i < rows.length; i += FINDINGS_BATCH) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    await db.insert(findings).values(rows.slice(i, i + FINDINGS_BATCH));
   }
 }

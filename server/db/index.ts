@@ -13,6 +13,11 @@ import { DRIZZLE_TEXT_TYPES, byteaCodec, clientWideParsers, givingTurns } from "
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** The rows of `db.execute(…)`: postgres-js answers an array, PGlite `{ rows }`. */
+export function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+}
+
 export interface Database {
   db: Db;
   kind: "pglite" | "postgres";

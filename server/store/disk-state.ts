@@ -3,7 +3,7 @@
  * head), and the `disk_files` table that keeps the disk state across restarts so a
  * rescan hashes only files that changed.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/index.js";
 import { bundles, diskFiles, docs } from "../db/schema.js";
 import type { FileState } from "./scan.js";
@@ -81,23 +81,43 @@ export async function saveDiskFiles(
   before: ReadonlyMap<string, FileState>,
   after: ReadonlyMap<string, FileState>,
 ): Promise<void> {
+  for (const step of diskFileSteps(bundleId, before, after, sql`true`)) await db.execute(step);
+}
+
+/**
+ * The statements that record the disk state of a bundle (rows that changed from `before`,
+ * 500 files a statement), each written only when `when` holds: a version commit's steps.
+ */
+export function diskFileSteps(
+  bundleId: string,
+  before: ReadonlyMap<string, FileState>,
+  after: ReadonlyMap<string, FileState>,
+  when: SQL,
+): SQL[] {
+  const steps: SQL[] = [];
   const removed = [...before.keys()].filter((p) => !after.has(p));
-  for (let i = 0; i < removed.length; i += 500)
-    await db
-      .delete(diskFiles)
-      .where(and(eq(diskFiles.bundleId, bundleId), inArray(diskFiles.path, removed.slice(i, i + 500))));
-  const changed: Row[] = [];
+  for (let i = 0; i < removed.length; i += 500) {
+    const paths = sql.join(
+      removed.slice(i, i + 500).map((p) => sql`${p}`),
+      sql`, `,
+    );
+    steps.push(
+      sql`delete from ${diskFiles} where bundle_id = ${bundleId} and path in (${paths}) and ${when}`,
+    );
+  }
+  const changed: SQL[] = [];
   for (const [path, f] of after) {
     const b = before.get(path);
     if (b && b.sha256 === f.sha256 && b.size === f.size && b.mtimeMs === f.mtimeMs) continue;
-    changed.push({ bundleId, path, size: f.size, mtimeMs: f.mtimeMs, sha256: f.sha256 });
+    changed.push(sql`(${path}, ${f.size}::bigint, ${f.mtimeMs}::bigint, ${f.sha256})`);
   }
   for (let i = 0; i < changed.length; i += 500)
-    await db
-      .insert(diskFiles)
-      .values(changed.slice(i, i + 500))
-      .onConflictDoUpdate({
-        target: [diskFiles.bundleId, diskFiles.path],
-        set: { size: sql`excluded.size`, mtimeMs: sql`excluded.mtime_ms`, sha256: sql`excluded.sha256` },
-      });
+    steps.push(
+      sql`insert into ${diskFiles} (bundle_id, path, size, mtime_ms, sha256)
+        select ${bundleId}::uuid, x.path, x.size, x.mtime_ms, x.sha256
+        from (values ${sql.join(changed.slice(i, i + 500), sql`, `)}) as x(path, size, mtime_ms, sha256)
+        where ${when}
+        on conflict (bundle_id, path) do update set size = excluded.size, mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256`,
+    );
+  return steps;
 }

@@ -15,14 +15,21 @@
 import { EventEmitter } from "node:events";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { folderOf, isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
 import { checkRename, renameChanges } from "./rename.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
-import { docKeyOf, docProblems, loadStates, saveDiskFiles, type BundleState } from "./disk-state.js";
+import {
+  diskFileSteps,
+  docKeyOf,
+  docProblems,
+  loadStates,
+  saveDiskFiles,
+  type BundleState,
+} from "./disk-state.js";
 import { recordFound } from "./found.js";
 import { StateIndex } from "./state-index.js";
 import { removeFile, sha256, type DiskFile } from "./fsutil.js";
@@ -297,13 +304,21 @@ export class LocalStore implements BundleStore {
       { id: state.headId, number: state.headNumber },
       { bundleId: state.id, number: state.headNumber, files: manifest, author, message, createdAt: now },
       newBlobs,
-      async (tx) => {
-        const set: Partial<typeof docs.$inferInsert> = { updatedAt: now };
-        if (doc.path !== undefined) set.path = doc.path;
-        if (doc.profileKey !== undefined) set.profileKey = doc.profileKey;
-        if (doc.problems !== undefined) set.problems = doc.problems;
-        await tx.update(docs).set(set).where(eq(docs.id, state.docId));
-        await saveDiskFiles(tx, state.id, before, files);
+      {
+        steps: (moved) => {
+          const set: Partial<typeof docs.$inferInsert> = { updatedAt: now };
+          if (doc.path !== undefined) set.path = doc.path;
+          if (doc.profileKey !== undefined) set.profileKey = doc.profileKey;
+          if (doc.problems !== undefined) set.problems = doc.problems;
+          return [
+            this.db
+              .update(docs)
+              .set(set)
+              .where(and(eq(docs.id, state.docId), moved))
+              .getSQL(),
+            ...diskFileSteps(state.id, before, files, moved),
+          ];
+        },
       },
     );
     this.index.setHead(state, version);

@@ -5,8 +5,8 @@
  * may replace it with commits.
  */
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { Db } from "../db/index.js";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { rowsOf, type Db } from "../db/index.js";
 import { blobChunks, blobs, bundles, versionFiles, versions } from "../db/schema.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../errors.js";
 import type { FileEntry, ListedFile, VersionRecord } from "./types.js";
@@ -76,6 +76,32 @@ export interface NewVersion {
   message: string;
   createdAt: Date;
 }
+
+/**
+ * What a commit also writes, as statements of its own (a doc row, the disk state): each
+ * puts `moved` in its WHERE, which is true only once the head moved, so nothing is written
+ * on a stale base. A step writes at most a few thousand values, and never the bundle's
+ * row: the commit updates that row itself, and one statement cannot update a row twice.
+ */
+export type CommitSteps = (moved: SQL) => SQL[];
+
+/** What a commit also writes: statements (`steps`), or a function given the transaction. */
+export type CommitAlso = { steps: CommitSteps } | ((tx: Tx, version: VersionRecord) => Promise<void>);
+
+/**
+ * A commit of at most this many files, whose new blobs are at most this many bytes (none
+ * sliced), is one statement: on the embedded database each statement costs about 0.4 ms
+ * however small, and a transaction of six cost four times one statement doing the same.
+ */
+const ONE_STATEMENT_FILES = 100;
+const ONE_STATEMENT_BYTES = 1024 * 1024;
+
+/** `(a, b, …), (…)`: rows of a VALUES list. */
+const valuesList = (rows: SQL[][]) =>
+  sql.join(
+    rows.map((r) => sql`(${sql.join(r, sql`, `)})`),
+    sql`, `,
+  );
 
 async function insertChunks<T>(rows: T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS) await insert(rows.slice(i, i + ROWS));
@@ -179,15 +205,24 @@ export class VersionRepository {
   /**
    * Record a new version of one bundle on top of `expected` (the head the caller saw):
    * lock the bundle row, compare, store the new blobs, the version and its file list,
-   * move the head. `also` runs in the same transaction.
+   * move the head. `also` is written with them, all or nothing. A small commit whose
+   * `also` is steps is one statement (`commitInOneStatement`), any other a transaction.
    */
   async commit(
     expected: { id: string | null; number: number },
     v: NewVersion,
     newBlobs: ReadonlyMap<string, Uint8Array>,
-    also?: (tx: Tx, version: VersionRecord) => Promise<void>,
+    also?: CommitAlso,
   ): Promise<VersionRecord> {
     const id = v.id ?? randomUUID();
+    const newBytes = [...newBlobs.values()].reduce((n, b) => n + b.length, 0);
+    if (
+      (also === undefined || typeof also !== "function") &&
+      v.files.size <= ONE_STATEMENT_FILES &&
+      newBytes <= ONE_STATEMENT_BYTES &&
+      [...newBlobs.values()].every((b) => b.length <= SLICE_BYTES)
+    )
+      return this.commitInOneStatement(expected, { ...v, id }, newBlobs, also?.steps);
     return this.db.transaction(async (tx) => {
       // Compare and move the head in one statement: it locks the bundle row, and a second
       // writer on the same base finds the head moved once the first commits.
@@ -206,21 +241,83 @@ export class VersionRepository {
           ),
         )
         .returning({ number: bundles.headNumber });
-      if (!moved) {
-        const [current] = await tx
-          .select({ headId: bundles.headVersionId, headNumber: bundles.headNumber })
-          .from(bundles)
-          .where(eq(bundles.id, v.bundleId));
-        if (!current) throw new NotFoundError("bundle", v.bundleId);
-        throw new VersionConflictError(expected.id ?? "(none)", {
-          id: current.headId ?? "",
-          number: current.headNumber,
-        });
-      }
+      if (!moved) return this.conflict(tx, expected, v.bundleId);
       await this.putBlobs(tx, newBlobs);
       const [version] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
-      await also?.(tx, version!);
+      if (typeof also === "function") await also(tx, version!);
+      else for (const step of also?.steps(sql`true`) ?? []) await tx.execute(step);
       return version!;
+    });
+  }
+
+  /**
+   * The commit of a small change as one statement: moving the head (the compare, as in the
+   * transaction), the new blobs, the version, its files and the caller's steps, each a
+   * common table expression. Everything but the head move reads `moved`, so on a stale
+   * base nothing is written; a statement is atomic on its own, without BEGIN and COMMIT.
+   */
+  private async commitInOneStatement(
+    expected: { id: string | null; number: number },
+    v: NewVersion & { id: string },
+    newBlobs: ReadonlyMap<string, Uint8Array>,
+    steps: CommitSteps | undefined,
+  ): Promise<VersionRecord> {
+    const moved = sql`exists (select 1 from moved)`;
+    const at = sql.param(v.createdAt, versions.createdAt);
+    const parts: SQL[] = [
+      sql`moved as (update ${bundles} set head_version_id = ${v.id}, head_number = head_number + 1, updated_at = ${at}, gone_at = null
+        where id = ${v.bundleId} and ${expected.id === null ? sql`head_version_id is null` : sql`head_version_id = ${expected.id}`}
+        returning head_number)`,
+    ];
+    if (newBlobs.size > 0) {
+      const rows = [...newBlobs].map(([sha, content]) => [
+        sql`${sha}`,
+        sql`${content.length}::bigint`,
+        sql`${sql.param(content, blobs.content)}::bytea`,
+        sql`${isUtf8(content)}::boolean`,
+      ]);
+      parts.push(
+        sql`new_blobs as (insert into ${blobs} (sha256, size, content, utf8)
+          select x.sha256, x.size, x.content, x.utf8 from (values ${valuesList(rows)}) as x(sha256, size, content, utf8)
+          where ${moved} on conflict do nothing)`,
+      );
+    }
+    parts.push(
+      sql`version as (insert into ${versions} (id, bundle_id, number, created_by, message, created_at)
+        select ${v.id}::uuid, ${v.bundleId}::uuid, head_number, ${v.author}, ${v.message}, ${at}::timestamptz from moved
+        returning id)`,
+    );
+    if (v.files.size > 0) {
+      const rows = [...v.files].map(([path, f]) => [sql`${path}`, sql`${f.sha256}`, sql`${f.size}::bigint`]);
+      parts.push(
+        sql`version_files as (insert into ${versionFiles} (version_id, path, sha256, size)
+          select version.id, x.path, x.sha256, x.size from version, (values ${valuesList(rows)}) as x(path, sha256, size))`,
+      );
+    }
+    (steps?.(moved) ?? []).forEach((step, i) => parts.push(sql`${sql.raw(`step_${i}`)} as (${step})`));
+    const [row] = rowsOf<{ number: string | number }>(
+      await this.db.execute(sql`with ${sql.join(parts, sql`, `)} select head_number as number from moved`),
+    );
+    if (!row) return this.conflict(this.db, expected, v.bundleId);
+    return {
+      id: v.id,
+      number: Number(row.number),
+      created_by: v.author,
+      message: v.message,
+      created_at: v.createdAt.toISOString(),
+    };
+  }
+
+  /** The head did not move: 409 with the head there is now (404 when the bundle is gone). */
+  private async conflict(db: Db | Tx, expected: { id: string | null }, bundleId: string): Promise<never> {
+    const [current] = await db
+      .select({ headId: bundles.headVersionId, headNumber: bundles.headNumber })
+      .from(bundles)
+      .where(eq(bundles.id, bundleId));
+    if (!current) throw new NotFoundError("bundle", bundleId);
+    throw new VersionConflictError(expected.id ?? "(none)", {
+      id: current.headId ?? "",
+      number: current.headNumber,
     });
   }
 

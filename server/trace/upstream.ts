@@ -115,8 +115,13 @@ export async function upstreamReads(
 
 /** Record what a run read (inside the transaction that stores the run). */
 export async function recordUpstream(db: Db, runId: string, reads: readonly UpstreamRead[]): Promise<void> {
-  if (reads.length === 0) return;
-  await db
+  await upstreamInsert(db, runId, reads);
+}
+
+/** The insert that records what a run read; undefined when it read no linked bundle. */
+export function upstreamInsert(db: Db, runId: string, reads: readonly UpstreamRead[]) {
+  if (reads.length === 0) return undefined;
+  return db
     .insert(runUpstream)
     .values(reads.map((r) => ({ runId, bundleId: r.bundleId, versionNumber: r.versionNumber })))
     .onConflictDoNothing();

@@ -98,6 +98,11 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     expect(findings.items.some((f) => f.level === "MUST")).toBe(true);
     const now = await json<SpecDoc>(t.req("GET", `/docs/${doc.id}`));
     expect(now.verdict!.result).toBe("not_build_ready");
+    // The save's answer is the stored run (it is written in one statement, not read back).
+    expect(now.verdict).toEqual(w.verdict);
+    const bundleId = await t.store.bundleIdOfDoc(doc.id);
+    const again = await t.runs.lintVersion(bundleId, doc.id, w.version.id, w.version.number, { fresh: true });
+    expect(await t.runs.get(again.id)).toEqual(again);
     expect(now.next_action).toMatchObject({ kind: "fix", finding_id: expect.any(String) });
     const list = await json<BundleList>(t.req("GET", "/bundles"));
     expect(list.items[0]!.state).toBe("not_build_ready");
