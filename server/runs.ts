@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { slices } from "./slices.js";
+import { decodeInSlices, slices } from "./slices.js";
 import { and, asc, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { HeavyPool } from "./heavy/pool.js";
 import { safeJson, safeText } from "../core/anchor/index.js";
@@ -28,7 +28,6 @@ import {
   type RunUpstream,
 } from "./trace/upstream.js";
 import { linkFindings } from "../core/trace/link-findings.js";
-import { decodeText } from "../core/lint/engine.js";
 
 /** A run; `upstream` (from latestRuns) says which linked bundles it read and which moved on since. */
 export type RunRow = typeof runs.$inferSelect & { upstream?: RunUpstream };
@@ -379,7 +378,7 @@ export class RunService {
     // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
     // and frontmatter links that name no bundle.
     await pause();
-    const mainText = decodeText(files.get(mainPath) ?? new Uint8Array()).text;
+    const mainText = (await decodeInSlices(files.get(mainPath) ?? new Uint8Array(), pause)).text;
     await pause();
     const { reads, broken, blockingThreads } = await upstreamReads(this.db, this.profiles, docId, mainText);
     await pause();
@@ -424,12 +423,13 @@ export class RunService {
       stages: [{ name: "lint", duration_ms: duration }],
       finishedAt: this.clock.now(),
     };
-    const rows = findingRows(id, all);
+    const kept = distinctFindings(all);
     // A run with one batch of findings (a save, nearly always) is written in one statement:
     // on the embedded database a transaction of four cost three times one statement.
-    if (rows.length <= FINDINGS_BATCH) {
+    if (kept.length <= FINDINGS_BATCH) {
       const parts = [sql`run as (${this.db.insert(runs).values(values).getSQL()})`];
-      if (rows.length > 0) parts.push(sql`found as (${this.db.insert(findings).values(rows).getSQL()})`);
+      if (kept.length > 0)
+        parts.push(sql`found as (${this.db.insert(findings).values(findingRows(id, kept)).getSQL()})`);
       const upstream = upstreamInsert(this.db, id, reads);
       if (upstream) parts.push(sql`upstream as (${upstream.getSQL()})`);
       await this.db.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
@@ -565,32 +565,40 @@ export interface StoredFinding {
 /** Findings stored per insert statement. */
 const FINDINGS_BATCH = 100;
 
-/** The rows of a run's findings in the order given (document order); a repeated id keeps its first. */
-function findingRows(runId: string, list: readonly StoredFinding[]): Array<typeof findings.$inferInsert> {
+/** A run's findings in the order given (document order); a repeated id keeps its first. */
+function distinctFindings(list: readonly StoredFinding[]): StoredFinding[] {
   const seen = new Set<string>();
-  return list
-    .filter((f) => !seen.has(f.id) && seen.add(f.id))
-    .map((f, ord) => ({
-      runId,
-      id: f.id,
-      ord,
-      checkSlug: f.check,
-      level: f.level,
-      category: f.category,
-      message: safeText(f.message),
-      anchor: safeJson(f.anchor),
-      stage: f.stage,
-      relaxed: f.relaxed,
-    }));
+  return list.filter((f) => !seen.has(f.id) && seen.add(f.id));
+}
+
+/** The rows of findings `from` onwards, numbered from `from` (made a batch at a time, just before its insert). */
+function findingRows(
+  runId: string,
+  kept: readonly StoredFinding[],
+  from = 0,
+): Array<typeof findings.$inferInsert> {
+  return kept.slice(from, from + FINDINGS_BATCH).map((f, j) => ({
+    runId,
+    id: f.id,
+    ord: from + j,
+    checkSlug: f.check,
+    level: f.level,
+    category: f.category,
+    message: safeText(f.message),
+    anchor: safeJson(f.anchor),
+    stage: f.stage,
+    relaxed: f.relaxed,
+  }));
 }
 
 /** Store a run's findings in the order given (document order); a repeated id keeps its first. */
 export async function insertFindings(db: Db, runId: string, list: readonly StoredFinding[]): Promise<void> {
-  const rows = findingRows(runId, list);
-  // Batches with a turn of the event loop between them: on the embedded database each
-  // insert runs on the request loop, and a large doc has thousands of findings.
-  for (let i = 0; i < rows.length; i += FINDINGS_BATCH) {
+  const kept = distinctFindings(list);
+  // Small batches, each made just before its insert, and a turn of the event loop between
+  // them: on the embedded database each insert runs on the request loop, and a large doc
+  // has thousands of findings (making all their rows at once held the loop for 200 ms).
+  for (let i = 0; i < kept.length; i += FINDINGS_BATCH) {
     if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    await db.insert(findings).values(rows.slice(i, i + FINDINGS_BATCH));
+    await db.insert(findings).values(findingRows(runId, kept, i));
   }
 }

@@ -4,6 +4,7 @@
  * loop a turn once the current slice has run for `sliceMs`, so other requests (GET /meta)
  * are answered meanwhile. A turn costs a few microseconds; a slice is a few milliseconds.
  */
+import { isUtf8 } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { setImmediate as turn } from "node:timers/promises";
 import type { Pause } from "../core/bundle/import-plan.js";
@@ -25,4 +26,27 @@ export function slices(sliceMs = SLICE_MS): Pause {
       start = performance.now();
     });
   };
+}
+
+/** Bytes decoded between pauses by `decodeInSlices` (a few milliseconds of work). */
+const DECODE_SLICE = 1024 * 1024;
+
+/**
+ * The text of UTF-8 bytes as `decodeText` (core/lint/engine.ts) gives it (a BOM kept,
+ * invalid sequences replaced and `invalid` set), decoded a megabyte at a time with
+ * `pause()` between: a 10 MB doc in one go held the request loop for 50 ms.
+ */
+export async function decodeInSlices(
+  bytes: Uint8Array,
+  pause: Pause,
+): Promise<{ text: string; invalid: boolean }> {
+  const invalid = !isUtf8(bytes);
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const parts: string[] = [];
+  for (let at = 0; at < bytes.length; at += DECODE_SLICE) {
+    if (at > 0) await pause();
+    const end = Math.min(bytes.length, at + DECODE_SLICE);
+    parts.push(decoder.decode(bytes.subarray(at, end), { stream: end < bytes.length }));
+  }
+  return { text: parts.join(""), invalid };
 }

@@ -31,6 +31,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   job?: Job;
+  /** Findings of the running job's result received so far (sent ahead of it in parts). */
+  parts?: unknown[][];
   idle?: NodeJS.Timeout;
 }
 
@@ -108,8 +110,15 @@ export class HeavyPool {
     worker.on("message", (msg: HeavyResponse) => {
       const job = slot.job;
       if (!job || job.id !== msg.id) return;
+      if ("part" in msg) {
+        (slot.parts ??= []).push(msg.part);
+        slot.worker.postMessage({ id: msg.id, more: true } satisfies HeavyRequest);
+        return;
+      }
+      const parts = slot.parts;
       slot.job = undefined;
-      if (msg.ok) job.resolve(msg.value);
+      slot.parts = undefined;
+      if (msg.ok) job.resolve(parts ? { ...(msg.value as object), findings: parts.flat() } : msg.value);
       else job.reject(new Error(msg.error));
       this.rest(slot);
       this.dispatch();
@@ -121,6 +130,7 @@ export class HeavyPool {
       clearTimeout(slot.idle);
       slot.job?.reject(err);
       slot.job = undefined;
+      slot.parts = undefined;
       this.dispatch();
     };
     worker.on("error", lost);

@@ -116,6 +116,14 @@ export function versionDiff(
   };
 }
 
+/**
+ * A result's findings beyond this many are sent ahead of it, this many a message, each
+ * when the pool has read the one before: the request loop reads a message (and messages
+ * that arrive together) in one go, and one of a 10 MB doc's 25,000 findings took it
+ * 200 ms. The pool puts the parts back together in order.
+ */
+export const FINDINGS_PART = 1000;
+
 export function runTask<T extends HeavyTask>(task: T): HeavyResult<T> {
   switch (task.kind) {
     case "render":

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_THRESHOLD_BYTES, HeavyPool } from "../../server/heavy/pool.js";
-import { runTask, type HeavyTask } from "../../server/heavy/tasks.js";
+import { FINDINGS_PART, runTask, type HeavyTask } from "../../server/heavy/tasks.js";
 import { loadProfileLayersCached } from "../../node/profiles.js";
 import { builtinProfilesDir } from "../../node/package.js";
 import { renderMarkdown } from "../../core/render/html.js";
@@ -69,6 +69,22 @@ describe("the heavy-work pool", () => {
     const html = new TextDecoder().decode((await pool.run(tasks[3]!)) as Uint8Array);
     expect(html).toContain("<title>Generated large spec · v3");
     expect(html).toContain('class="assumptions"');
+  }, 180_000);
+
+  it("answers a lint with thousands of findings complete and in order (sent in parts)", async () => {
+    const task: HeavyTask = {
+      kind: "lint",
+      input: {
+        files: new Map([["spec.md", Buffer.from(bigDoc({ sections: 12000, seed: 5 }))]]),
+        mainPath: "spec.md",
+        profiles,
+      },
+    };
+    const inProcess = runTask(task) as { findings: unknown[] };
+    expect(inProcess.findings.length).toBeGreaterThan(2 * FINDINGS_PART);
+    expect(await pool.run(task)).toEqual(inProcess);
+    // The pool is free for the next task, whose answer is its own.
+    expect(await pool.renderMarkdown("# Next\n")).toBe(renderMarkdown("# Next\n"));
   }, 180_000);
 
   it("keeps the event loop turning while a large doc renders", async () => {
