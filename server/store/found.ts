@@ -11,8 +11,7 @@ import type { DiscoveredBundle } from "../../core/bundle/discover.js";
 import type { Db } from "../db/index.js";
 import { bundles, docs } from "../db/schema.js";
 import { docKeyOf, docProblems, insertDiskFiles, type BundleState } from "./disk-state.js";
-import pLimit from "p-limit";
-import { IO_IN_FLIGHT, sha256, type DiskFile } from "./fsutil.js";
+import { boundedIo, sha256, type DiskFile } from "./fsutil.js";
 import type { FileState } from "./scan.js";
 import type { VersionRecord } from "./types.js";
 import type { NewVersion, VersionRepository } from "./versions.js";
@@ -33,7 +32,7 @@ async function prepare(
   byPath: ReadonlyMap<string, DiskFile>,
   blobsToPut: Map<string, Uint8Array>,
   version: Omit<NewVersion, "bundleId" | "files" | "number">,
-  io: ReturnType<typeof pLimit>,
+  io: ReturnType<typeof boundedIo>,
 ): Promise<{ f: DiscoveredBundle; state: BundleState; version: NewVersion; main?: Uint8Array }> {
   const files = new Map<string, FileState>();
   let main: Uint8Array | undefined;
@@ -86,7 +85,7 @@ export async function recordFound(
   const blobsToPut = new Map<string, Uint8Array>();
   // Every bundle's files are read at once, IO_IN_FLIGHT reads at a time (not one bundle
   // after another: a first start on 1,000 bundles waited for 1,000 rounds of reads).
-  const io = pLimit(IO_IN_FLIGHT);
+  const io = boundedIo();
   const version = { author: opts.author, message: opts.message, createdAt: now };
   const prepared = await Promise.all(found.map((f) => prepare(root, f, byPath, blobsToPut, version, io)));
   const records = await db.transaction(async (tx) => {
