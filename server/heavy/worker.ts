@@ -16,7 +16,7 @@ export type HeavyResponse =
 /** The findings of a result (a lint's), when it has more than one part of them. */
 function manyFindings(value: unknown): unknown[] | undefined {
   if (typeof value !== "object" || value === null || !("findings" in value)) return undefined;
-  const list = (value).findings;
+  const list = value.findings;
   return Array.isArray(list) && list.length > FINDINGS_PART ? list : undefined;
 }
 
