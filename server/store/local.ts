@@ -55,6 +55,7 @@ import type {
 } from "./types.js";
 import { VersionRepository, type Manifest } from "./versions.js";
 import { FolderWatcher } from "./watch.js";
+import { slices } from "../slices.js";
 import { applyToDisk, checkSpecDocRules, checkWritablePath, nextFiles, sameFiles } from "./writes.js";
 
 export type { FileChange, FileEntry, Limits, VersionEvent, VersionRecord, WriteResult } from "./types.js";
@@ -358,7 +359,10 @@ export class LocalStore implements BundleStore {
     const watcher = this.watcher;
     if (!watcher) return;
     const dirs = new Set<string>();
+    // Fast completions of one stat after another can run in one turn of the loop: pause.
+    const pause = slices();
     for (const p of paths) {
+      await pause();
       const rel = joinPath(folder, p);
       const abs = join(this.scanner.root, rel);
       const s = await stat(abs).catch(() => undefined);
