@@ -211,7 +211,7 @@ export class VersionRepository {
     const id = v.id ?? randomUUID();
     const newBytes = [...newBlobs.values()].reduce((n, b) => n + b.length, 0);
     if (
-      (also === undefined || typeof also !== "function") &&
+      typeof also !== "function" &&
       v.files.size <= ONE_STATEMENT_FILES &&
       newBytes <= ONE_STATEMENT_BYTES &&
       [...newBlobs.values()].every((b) => b.length <= SLICE_BYTES)
