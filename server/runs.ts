@@ -16,7 +16,7 @@ import type { Clock, Logger } from "./deps.js";
 import { NotFoundError } from "./errors.js";
 import { redactedMessage } from "./redact.js";
 import type { ProfileRegistry } from "./profiles.js";
-import type { BundleStore, VersionEvent } from "./store/types.js";
+import type { BundleStore, VersionEvent, WritingEvent } from "./store/types.js";
 import { aiCarry } from "./review/carry.js";
 import type { Verdict } from "./schemas/common.js";
 import type { Anchor } from "../core/anchor/anchor.js";
@@ -26,7 +26,9 @@ import {
   upstreamInsert,
   upstreamReads,
   type RunUpstream,
+  type UpstreamCheck,
 } from "./trace/upstream.js";
+import type { LintResult } from "../core/lint/engine.js";
 import { linkFindings } from "../core/trace/link-findings.js";
 
 /** A run; `upstream` (from latestRuns) says which linked bundles it read and which moved on since. */
@@ -54,6 +56,44 @@ interface LintJob {
  * also holds back briefly while requests read docs (`settled`), so reads during a large
  * re-lint answer about as fast as when idle.
  */
+/** What the checks of a lint found (a throw here records a failed run). */
+interface Checked {
+  result: LintResult;
+  /** Milliseconds the checks took. */
+  duration: number;
+}
+
+/** What a lint reads besides the checks: the doc's text, and its links and threads. */
+interface LintReads {
+  mainText: string;
+  upstream: UpstreamCheck;
+}
+
+/**
+ * A lint started while a save writes its version (the store's `writing` event): the
+ * checks and the reads of the new text, which need no version. The lint of the version
+ * takes it when the version holds exactly these bytes at this path with these files.
+ */
+interface EarlyLint {
+  mainPath: string;
+  mainBytes: Uint8Array;
+  paths: string;
+  /** The doc's type as the version records it: the reads hold only if they saw the same. */
+  profileKey: string;
+  files: Map<string, Uint8Array>;
+  checked: Promise<Checked>;
+  reads: Promise<LintReads>;
+  at: number;
+}
+
+/** Paths in one string, to compare a version's file list with a write's. */
+function sortedPaths(paths: readonly string[]): string {
+  return [...paths].sort().join("\n");
+}
+
+/** An early lint no version took (its write failed) is dropped after this long. */
+const EARLY_TTL_MS = 60_000;
+
 /** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
 const QUIET_MS = 10;
 /** Findings read per statement (`findings`). */
@@ -134,8 +174,36 @@ export class RunService {
   private readonly lanes = new Lanes();
   /** Docs known to have no finished full review (their lint carries no AI findings); see `changed`. */
   private readonly noFullRun = new Set<string>();
+  /** Per doc: the lint started on the bytes a save is writing (see `EarlyLint`). */
+  private readonly early = new Map<string, EarlyLint>();
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
+  private readonly onWriting = (ev: WritingEvent) => {
+    const now = performance.now();
+    for (const [docId, e] of this.early) if (now - e.at > EARLY_TTL_MS) this.early.delete(docId);
+    const files = new Map<string, Uint8Array>();
+    const empty = new Uint8Array();
+    for (const path of ev.paths) files.set(path, path === ev.mainPath ? ev.mainBytes : empty);
+    const checked = this.tracked(() => this.check(files, ev.mainPath));
+    const reads = this.tracked(async () => {
+      await checked.catch(() => undefined); // the checks first: a save waits for them
+      return this.reads(ev.docId, files, ev.mainPath);
+    });
+    // A failure here is not lost: the lint of the version finds it, does the work again and
+    // records (or throws) what it meets then.
+    checked.catch(() => undefined);
+    reads.catch(() => undefined);
+    this.early.set(ev.docId, {
+      mainPath: ev.mainPath,
+      mainBytes: ev.mainBytes,
+      paths: sortedPaths(ev.paths),
+      profileKey: ev.profileKey,
+      files,
+      checked,
+      reads,
+      at: now,
+    });
+  };
   private readonly onVersion = (ev: VersionEvent) => {
     this.lintVersion(ev.bundleId, ev.docId, ev.version.id, ev.version.number, {
       fresh: true,
@@ -157,10 +225,13 @@ export class RunService {
   /** Lint every new version from now on. */
   listen(): void {
     this.store.events.on("version", this.onVersion);
+    this.store.events.on("writing", this.onWriting);
   }
 
   stop(): void {
     this.store.events.off("version", this.onVersion);
+    this.store.events.off("writing", this.onWriting);
+    this.early.clear();
   }
 
   /** Lint the current version of every doc whose run is missing or used an older profile (after a start). */
@@ -285,11 +356,49 @@ export class RunService {
    * What lint reads of a version: the spec doc's bytes and the names of the other files
    * (checks look at which files exist, never at their bytes).
    */
-  private async lintInput(job: LintJob, mainPath: string): Promise<Map<string, Uint8Array>> {
+  private async lintInput(
+    job: LintJob,
+    mainPath: string,
+  ): Promise<{ files: Map<string, Uint8Array>; early?: EarlyLint }> {
     const list = await this.store.manifest(job.versionId);
+    // The lint the save started on these very bytes, when the version holds just them.
+    const early = this.early.get(job.docId);
+    if (
+      early &&
+      job.mainBytes !== undefined &&
+      early.mainBytes === job.mainBytes &&
+      early.mainPath === mainPath &&
+      early.paths === sortedPaths(list.map((f) => f.path))
+    ) {
+      this.early.delete(job.docId);
+      return { files: early.files, early };
+    }
     const main = job.mainBytes ?? (await this.store.fileBytes(job.versionId, mainPath)).bytes;
     const empty = new Uint8Array();
-    return new Map(list.map((f) => [f.path, f.path === mainPath ? main : empty]));
+    return { files: new Map(list.map((f) => [f.path, f.path === mainPath ? main : empty])) };
+  }
+
+  /** The profile's checks over the files (a large doc on a worker thread, off the request loop). */
+  private async check(files: Map<string, Uint8Array>, mainPath: string): Promise<Checked> {
+    const t0 = performance.now();
+    const result = await this.heavy.run({
+      kind: "lint",
+      input: { files, mainPath, profiles: this.profiles.list() },
+    });
+    return { result, duration: Math.round((performance.now() - t0) * 1000) / 1000 };
+  }
+
+  /**
+   * The doc's text, the versions of the linked bundles the run reads (upstream staleness,
+   * docs/trace.md), frontmatter links that name no bundle, and its blocking threads. On a
+   * doc of megabytes decoding takes tens of milliseconds, so it goes in slices.
+   */
+  private async reads(docId: string, files: Map<string, Uint8Array>, mainPath: string): Promise<LintReads> {
+    const pause = slices();
+    await pause();
+    const mainText = (await decodeInSlices(files.get(mainPath) ?? new Uint8Array(), pause)).text;
+    await pause();
+    return { mainText, upstream: await upstreamReads(this.db, this.profiles, docId, mainText) };
   }
 
   private async lint(job: LintJob): Promise<RunRow> {
@@ -333,16 +442,15 @@ export class RunService {
       createdAt: started,
       startedAt: started,
     };
-    let result;
+    let checked: Checked;
     let files: Map<string, Uint8Array>;
-    const t0 = performance.now();
+    let early: EarlyLint | undefined;
     try {
-      files = await this.lintInput(job, mainPath);
-      // A large doc is linted on a worker thread (server/heavy), off the request loop.
-      result = await this.heavy.run({
-        kind: "lint",
-        input: { files, mainPath, profiles: this.profiles.list() },
-      });
+      ({ files, early } = await this.lintInput(job, mainPath));
+      const mine = files;
+      checked = early
+        ? await early.checked.catch(() => this.check(mine, mainPath))
+        : await this.check(files, mainPath);
     } catch (err) {
       if (profileKey === undefined) {
         const [doc] = await this.db
@@ -363,7 +471,7 @@ export class RunService {
         .returning();
       return row!;
     }
-    const duration = Math.round((performance.now() - t0) * 1000) / 1000;
+    const { result, duration } = checked;
     // What follows runs on the request loop: on a doc of megabytes each step (decoding the
     // text, reading its links, sorting and counting the findings) takes tens of
     // milliseconds, so the loop gets a turn between them once a slice is used.
@@ -375,12 +483,13 @@ export class RunService {
       ? undefined
       : await aiCarry(this.db, this.store, docId, versionNumber, mainPath, files);
     if (!carry) this.noFullRun.add(docId);
-    // The versions of the linked bundles this run reads (upstream staleness, docs/trace.md),
-    // and frontmatter links that name no bundle.
     await pause();
-    const mainText = (await decodeInSlices(files.get(mainPath) ?? new Uint8Array(), pause)).text;
-    await pause();
-    const { reads, broken, blockingThreads } = await upstreamReads(this.db, this.profiles, docId, mainText);
+    // The early reads hold when they saw the doc's type the version records.
+    let read = early && (await early.reads.catch(() => undefined));
+    if (!read || read.upstream.profileKey !== early?.profileKey)
+      read = await this.reads(docId, files, mainPath);
+    const { mainText } = read;
+    const { reads, broken, blockingThreads } = read.upstream;
     await pause();
     const all = [
       ...result.findings.map((f) => ({ ...f, stage: "lint" })),

@@ -33,6 +33,7 @@ import {
 import { recordFound } from "./found.js";
 import { StateIndex } from "./state-index.js";
 import { removeFile, sha256, type DiskFile } from "./fsutil.js";
+import { DiskWriter } from "./disk-writer.js";
 import { BundleWriter, nameTaken } from "./import.js";
 import { Mutex } from "./mutex.js";
 import { joinPath, safeRelativePath } from "./paths.js";
@@ -111,6 +112,9 @@ export class LocalStore implements BundleStore {
     this.scanner = new FolderScanner(opts.root);
   }
 
+  /** Saves write their files on a thread of their own (server/store/disk-writer.ts). */
+  private readonly disk = new DiskWriter();
+
   currentLimits(): Promise<Limits> {
     return this.limits();
   }
@@ -144,6 +148,7 @@ export class LocalStore implements BundleStore {
     this.watcher = undefined;
     await this.pendingScan?.catch(() => {});
     await this.scanLock.run(() => Promise.resolve());
+    await this.disk.close();
   }
 
   private async rememberHeads(list: BundleState[]): Promise<void> {
@@ -550,11 +555,23 @@ export class LocalStore implements BundleStore {
     }
 
     const headId = state.headId!;
-    const { mtimes, undo } = await applyToDisk(dir, state.files, changes, {
+    const onDisk = applyToDisk(dir, state.files, changes, {
       storedBytes: async (path) => (await this.versionRepo.fileBytes(headId, path)).bytes,
       onWriting: (abs) => this.watcher?.willWrite(abs),
       onWritten: (abs, m) => this.watcher?.wrote(abs, m),
+      write: (abs, bytes) => this.disk.write(abs, bytes),
     });
+    // The lint of the new text starts while the disk writer thread writes it (server/runs.ts).
+    if (main && mainInfo)
+      this.events.emit("writing", {
+        bundleId: state.id,
+        docId: state.docId,
+        mainPath: docPath,
+        mainBytes: main,
+        paths: [...next.keys()],
+        profileKey: mainInfo.type,
+      });
+    const { mtimes, undo } = await onDisk;
     for (const [path, m] of mtimes) next.set(path, { ...next.get(path)!, mtimeMs: m });
     const oldDocPath = state.docPath;
     const oldKey = state.docKey;

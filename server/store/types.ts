@@ -98,9 +98,29 @@ export interface VersionEvent {
   bulk?: boolean;
 }
 
+/**
+ * A write that changes the spec doc is about to record a version (sent while its bytes go
+ * to disk or to the database), so the lint of the new text can start before the version
+ * exists.
+ */
+export interface WritingEvent {
+  bundleId: string;
+  docId: string;
+  /** Path of the spec doc in the version being written. */
+  mainPath: string;
+  /** Its new bytes: the same array the version event will carry. */
+  mainBytes: Uint8Array;
+  /** Every path of the version being written. */
+  paths: string[];
+  /** The doc's type as the version records it. */
+  profileKey: string;
+}
+
 export interface StoreEvents {
   /** A new version of a bundle. */
   version: [VersionEvent];
+  /** A version is being written (the write may still fail: then no version event follows). */
+  writing: [WritingEvent];
   /** Anything else a bundle list shows changed (doc fields, presence). */
   changed: [{ bundleId: string }];
 }

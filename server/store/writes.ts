@@ -129,6 +129,11 @@ function pathError(err: unknown, path: string): unknown {
   return err;
 }
 
+async function writeAndStat(abs: string, bytes: Uint8Array): Promise<number> {
+  await atomicWrite(abs, bytes);
+  return (await stat(abs)).mtimeMs;
+}
+
 /**
  * Put changed files on disk (each atomically). Answers the new mtimes of the written
  * files and an undo that puts the disk back as it was. On failure the disk is put back
@@ -144,6 +149,8 @@ export async function applyToDisk(
     /** Before a file is written, then after (its new mtime; undefined when the write failed). */
     onWriting: (abs: string) => void;
     onWritten: (abs: string, mtimeMs?: number) => void;
+    /** Writes a file atomically and answers its mtime (default: `atomicWrite` and a stat). */
+    write?: (abs: string, bytes: Uint8Array) => Promise<number>;
   },
 ): Promise<{ mtimes: Map<string, number>; undo: () => Promise<void> }> {
   const steps: Array<() => Promise<void>> = [];
@@ -172,9 +179,9 @@ export async function applyToDisk(
       opts.onWriting(abs);
       let mtime: number | undefined;
       try {
-        await atomicWrite(abs, ch.bytes);
+        const written = opts.write ? await opts.write(abs, ch.bytes) : await writeAndStat(abs, ch.bytes);
         steps.push(restore);
-        mtime = Math.floor((await stat(abs)).mtimeMs);
+        mtime = Math.floor(written);
         mtimes.set(ch.path, mtime);
       } catch (err) {
         throw pathError(err, ch.path);

@@ -32,6 +32,8 @@ export interface UpstreamCheck {
   broken: BrokenLink[];
   /** Open blocking threads of the doc (read in the same statement: a lint needs both). */
   blockingThreads: number;
+  /** The doc's type as the read found it (which bundles it builds on depends on it). */
+  profileKey?: string;
 }
 
 /**
@@ -70,7 +72,8 @@ export async function upstreamReads(
   const links = withHeld(own.links, heldOf(self.held));
   const slugs = [...new Set(links.filter((l) => !l.external).map((l) => l.target))];
   const upstreamType = profiles.get(self.profileKey)?.upstream;
-  if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [], blockingThreads };
+  const { profileKey } = self;
+  if (slugs.length === 0 && !upstreamType) return { reads: [], broken: [], blockingThreads, profileKey };
   const which = [
     ...(slugs.length > 0 ? [inArray(bundles.slug, slugs)] : []),
     ...(upstreamType ? [eq(docs.profileKey, upstreamType)] : []),
@@ -110,7 +113,7 @@ export async function upstreamReads(
     const r = rows[l.to - 1]!;
     reads.set(r.bundleId, { bundleId: r.bundleId, versionNumber: r.head });
   }
-  return { reads: [...reads.values()], broken, blockingThreads };
+  return { reads: [...reads.values()], broken, blockingThreads, profileKey };
 }
 
 /** Record what a run read (inside the transaction that stores the run). */

@@ -103,6 +103,12 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     const bundleId = await t.store.bundleIdOfDoc(doc.id);
     const again = await t.runs.lintVersion(bundleId, doc.id, w.version.id, w.version.number, { fresh: true });
     expect(await t.runs.get(again.id)).toEqual(again);
+    // The save's lint started while the file was written; a lint of the same version from
+    // its stored bytes finds the same.
+    expect({ ...again.verdict, run_id: undefined }).toEqual({ ...w.verdict, run_id: undefined });
+    const redone = await json<Items<Finding>>(t.req("GET", `/runs/${again.id}/findings`));
+    const withoutRun = (items: Finding[]) => items.map((f) => ({ ...f, run_id: undefined }));
+    expect(withoutRun(redone.items)).toEqual(withoutRun(findings.items));
     expect(now.next_action).toMatchObject({ kind: "fix", finding_id: expect.any(String) });
     const list = await json<BundleList>(t.req("GET", "/bundles"));
     expect(list.items[0]!.state).toBe("not_build_ready");
@@ -204,6 +210,43 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     expect(now.verdict).toMatchObject({ result: "not_build_ready", must: 1 });
     const runs = await json<Items<Run>>(t.req("GET", `/docs/${doc.id}/runs`));
     expect(runs.items).toHaveLength(2);
+  });
+
+  it("a save that changes the doc's type reads the bundle its new type builds on", async () => {
+    // shop/notes starts as a PRD (which builds on nothing) beside the PRD shop/prd; saved as a
+    // design, it builds on shop/prd by the profile's rule, so a new PRD version makes it stale.
+    cpSync(join(EXAMPLES, "prd"), join(t.root, "shop/prd"), { recursive: true });
+    const notes = text.replace("title: Saved searches", "title: Notes on saved searches");
+    mkdirSync(join(t.root, "shop/notes"), { recursive: true });
+    writeFileSync(join(t.root, "shop/notes/notes.md"), notes);
+    await t.local.scanAll();
+    await t.runs.idle();
+    const list = await json<BundleList>(t.req("GET", "/bundles?limit=500"));
+    const doc = (slug: string) => list.items.find((b) => b.slug === slug)!.docs[0]!;
+    const asDesign = notes.replace("type: prd", "type: design");
+    const w = await json<WriteResult>(
+      put(t, doc("shop/notes").id, "notes.md", asDesign, doc("shop/notes").current_version.id),
+    );
+    expect(w.version.number).toBe(2);
+    const prdDoc = doc("shop/prd");
+    await json(
+      put(
+        t,
+        prdDoc.id,
+        "saved-searches.md",
+        `${text}
+- Saved searches MUST keep their order.
+`,
+        prdDoc.current_version.id,
+      ),
+    );
+    const now = await json<SpecDoc>(t.req("GET", `/docs/${doc("shop/notes").id}`));
+    expect(now.profile_key).toBe("design");
+    expect(now.verdict).toMatchObject({
+      result: "stale",
+      stale_reason: "upstream_changed",
+      version_number: 2,
+    });
   });
 
   it("answers 404 problems for unknown runs", async () => {

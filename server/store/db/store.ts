@@ -369,7 +369,8 @@ export class DbStore implements BundleStore {
       if (!sameProblems(problems, head.problems)) fields.problems = problems;
     }
     const now = this.clock.now();
-    const version = await this.versionRepo.commit(
+    const main = changes.find((c) => c.path === docPath && c.bytes !== null)?.bytes ?? undefined;
+    const committing = this.versionRepo.commit(
       { id: head.headId, number: head.headNumber },
       { bundleId: head.bundleId, number: head.headNumber, files: next, author, message, createdAt: now },
       newBlobs,
@@ -380,7 +381,17 @@ export class DbStore implements BundleStore {
           .where(eq(docs.id, head.docId));
       },
     );
-    const main = changes.find((c) => c.path === docPath && c.bytes !== null)?.bytes ?? undefined;
+    // The lint of the new text starts while the version is written (server/runs.ts).
+    if (main && mainInfo)
+      this.events.emit("writing", {
+        bundleId: head.bundleId,
+        docId: head.docId,
+        mainPath: docPath,
+        mainBytes: main,
+        paths: [...next.keys()],
+        profileKey: mainInfo.type,
+      });
+    const version = await committing;
     this.events.emit("version", {
       bundleId: head.bundleId,
       docId: head.docId,
