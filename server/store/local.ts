@@ -15,7 +15,7 @@
 import { EventEmitter } from "node:events";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { folderOf, isMarkdownPath, isUnder, type DiscoveredBundle } from "../../core/bundle/discover.js";
 import { checkRename, renameChanges } from "./rename.js";
 import type { Db } from "../db/index.js";
@@ -46,6 +46,7 @@ import type {
   DismissedDoc,
   DocProblem,
   DocRecord,
+  DocStatus,
   FileChange,
   FileEntry,
   Limits,
@@ -306,6 +307,7 @@ export class LocalStore implements BundleStore {
     const now = this.clock.now();
     const before = state.files;
     const manifest: Manifest = files;
+    let docStatus: DocStatus | undefined;
     const version = await this.versionRepo.commit(
       { id: state.headId, number: state.headNumber },
       { bundleId: state.id, number: state.headNumber, files: manifest, author, message, createdAt: now },
@@ -325,6 +327,11 @@ export class LocalStore implements BundleStore {
             ...diskFileSteps(state.id, before, files, moved),
           ];
         },
+        // The doc's review status, for the version event (its listeners skip a query).
+        read: {
+          value: sql`(select ${docs.status} from ${docs} where ${docs.id} = ${state.docId})`,
+          into: (value) => (docStatus = value as DocStatus | undefined),
+        },
       },
     );
     this.index.setHead(state, version);
@@ -335,6 +342,7 @@ export class LocalStore implements BundleStore {
       version,
       mainPath: state.docPath,
       ...(doc.mainBytes ? { mainBytes: doc.mainBytes } : {}),
+      ...(docStatus ? { docStatus } : {}),
     });
     return version;
   }

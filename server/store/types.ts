@@ -96,6 +96,8 @@ export interface VersionEvent {
   mainBytes?: Uint8Array;
   /** One of many versions recorded at once (a first scan): its lint is bulk work. */
   bulk?: boolean;
+  /** The doc's review status when the version was recorded, when the store read it. */
+  docStatus?: DocStatus;
 }
 
 /**

@@ -79,8 +79,15 @@ export interface NewVersion {
  */
 export type CommitSteps = (moved: SQL) => SQL[];
 
-/** What a commit also writes: statements (`steps`), or a function given the transaction. */
-export type CommitAlso = { steps: CommitSteps } | ((tx: Tx, version: VersionRecord) => Promise<void>);
+/**
+ * What a commit also does: statements (`steps`), and `read`, a value read in the same
+ * statement (or transaction) as it was before the steps, handed to `into` once the commit
+ * holds (it must not read the rows the commit itself writes: the bundle's head, the
+ * version, its files); or a function given the transaction.
+ */
+export type CommitAlso =
+  | { steps: CommitSteps; read?: { value: SQL; into: (value: unknown) => void } }
+  | ((tx: Tx, version: VersionRecord) => Promise<void>);
 
 /**
  * A commit of at most this many files, whose new blobs are at most this many bytes (none
@@ -216,7 +223,7 @@ export class VersionRepository {
       newBytes <= ONE_STATEMENT_BYTES &&
       [...newBlobs.values()].every((b) => b.length <= SLICE_BYTES)
     )
-      return this.commitInOneStatement(expected, { ...v, id }, newBlobs, also?.steps);
+      return this.commitInOneStatement(expected, { ...v, id }, newBlobs, also);
     return this.db.transaction(async (tx) => {
       // Compare and move the head in one statement: it locks the bundle row, and a second
       // writer on the same base finds the head moved once the first commits.
@@ -239,7 +246,13 @@ export class VersionRepository {
       await this.putBlobs(tx, newBlobs);
       const [version] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
       if (typeof also === "function") await also(tx, version!);
-      else for (const step of also?.steps(sql`true`) ?? []) await tx.execute(step);
+      else {
+        let read: unknown;
+        if (also?.read)
+          read = rowsOf<{ read: unknown }>(await tx.execute(sql`select ${also.read.value} as read`))[0]?.read;
+        for (const step of also?.steps(sql`true`) ?? []) await tx.execute(step);
+        also?.read?.into(read);
+      }
       return version!;
     });
   }
@@ -254,7 +267,7 @@ export class VersionRepository {
     expected: { id: string | null; number: number },
     v: NewVersion & { id: string },
     newBlobs: ReadonlyMap<string, Uint8Array>,
-    steps: CommitSteps | undefined,
+    also: Exclude<CommitAlso, (...args: never[]) => unknown> | undefined,
   ): Promise<VersionRecord> {
     const moved = sql`exists (select 1 from moved)`;
     const at = sql.param(v.createdAt, versions.createdAt);
@@ -288,11 +301,16 @@ export class VersionRepository {
           select version.id, x.path, x.sha256, x.size from version, (values ${valuesList(rows)}) as x(path, sha256, size))`,
       );
     }
-    (steps?.(moved) ?? []).forEach((step, i) => parts.push(sql`${sql.raw(`step_${i}`)} as (${step})`));
-    const [row] = rowsOf<{ number: string | number }>(
-      await this.db.execute(sql`with ${sql.join(parts, sql`, `)} select head_number as number from moved`),
+    (also?.steps(moved) ?? []).forEach((step, i) => parts.push(sql`${sql.raw(`step_${i}`)} as (${step})`));
+    // The final select reads the snapshot the statement started from, as the steps do.
+    const read = also?.read ? sql`, ${also.read.value} as read` : sql``;
+    const [row] = rowsOf<{ number: string | number; read?: unknown }>(
+      await this.db.execute(
+        sql`with ${sql.join(parts, sql`, `)} select head_number as number${read} from moved`,
+      ),
     );
     if (!row) return this.conflict(this.db, expected, v.bundleId);
+    also?.read?.into(row.read);
     return {
       id: v.id,
       number: Number(row.number),

@@ -223,6 +223,8 @@ export class ReviewStatusService {
   /** A new version of an approved doc goes back to review (a sidecar-only save by the service does not). */
   async afterVersion(ev: VersionEvent, sidecarPrefix: string): Promise<void> {
     if (ev.version.message.startsWith(sidecarPrefix)) return;
+    // The store read the doc's status with the version: only an approved doc changes.
+    if (ev.docStatus !== undefined && ev.docStatus !== "approved") return;
     // One statement, cheap for the many versions of a first scan: only an approved doc changes.
     const moved = await this.d.db
       .update(docs)

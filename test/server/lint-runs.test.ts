@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync, cpSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DB_KINDS, json, makeTestApp, problem, type TestApp } from "../helpers/app.js";
 import type { BundleList, Items, SpecDoc, WriteResult } from "../helpers/types.js";
+import { eq } from "drizzle-orm";
+import { docs } from "../../server/db/schema.js";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../fixtures/examples");
 
@@ -247,6 +249,26 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
       stale_reason: "upstream_changed",
       version_number: 2,
     });
+  });
+
+  it("a save or an edit on disk of an approved doc sends it back to review; other docs keep their status", async () => {
+    const doc = await prd(t);
+    const status = async () =>
+      (await json<{ status: string }>(t.req("GET", `/docs/${doc.id}/status`))).status;
+    const before = await status();
+    expect(before).not.toBe("approved");
+    const w = await json<WriteResult>(
+      put(t, doc.id, "saved-searches.md", `${text}\nA first closing line.\n`, doc.current_version.id),
+    );
+    expect(await status()).toBe(before);
+    await t.database.db.update(docs).set({ status: "approved" }).where(eq(docs.id, doc.id));
+    await json(put(t, doc.id, "saved-searches.md", `${text}\nA second closing line.\n`, w.version.id));
+    expect(await status()).toBe("in_review");
+    await t.database.db.update(docs).set({ status: "approved" }).where(eq(docs.id, doc.id));
+    writeFileSync(join(t.root, "prd/saved-searches.md"), `${text}\nAn edit on disk.\n`);
+    await t.local.scanAll();
+    await t.runs.idle();
+    expect(await status()).toBe("in_review");
   });
 
   it("answers 404 problems for unknown runs", async () => {

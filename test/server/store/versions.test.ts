@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { asc, count, eq } from "drizzle-orm";
+import { asc, count, eq, sql } from "drizzle-orm";
 import { blobChunks, blobs, bundles, diskFiles, versionFiles, versions } from "../../../server/db/schema.js";
 import { diskFileSteps } from "../../../server/store/disk-state.js";
 import type { FileState } from "../../../server/store/scan.js";
@@ -200,6 +200,7 @@ describe.each(DB_KINDS)("version commits on %s", (kind) => {
 
       // On the current base it goes in: changed disk rows replaced, removed ones deleted.
       const third = change(Math.max(1, n - 1), "three");
+      let read: unknown;
       const v2 = await repo.commit(
         { id: v1.id, number: 1 },
         {
@@ -211,8 +212,16 @@ describe.each(DB_KINDS)("version commits on %s", (kind) => {
           createdAt: new Date(),
         },
         third.blobsOf,
-        { steps: (moved) => diskFileSteps(BUNDLE, first.disk, third.disk, moved) },
+        {
+          steps: (moved) => diskFileSteps(BUNDLE, first.disk, third.disk, moved),
+          // Read with the commit, as it was before the steps replaced the disk rows.
+          read: {
+            value: sql`(select count(*)::int from ${diskFiles} where ${diskFiles.bundleId} = ${BUNDLE})`,
+            into: (value) => (read = value),
+          },
+        },
       );
+      expect(Number(read)).toBe(n);
       const after2 = await state(db);
       expect(after2).toMatchObject({ head: v2.id, number: 2, files: n + third.files.size });
       expect(after2.disk.map((d) => [d.path, d.sha256])).toEqual(
