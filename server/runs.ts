@@ -49,13 +49,6 @@ interface LintJob {
   mainBytes?: Uint8Array;
 }
 
-/**
- * Lint runs one at a time (they are CPU work on this thread), in two lanes: lints of new
- * versions (saves, edits on disk) go before bulk work (catch-up after a start, re-lint
- * after a profile change), so a save never queues behind hundreds of re-lints. Bulk work
- * also holds back briefly while requests read docs (`settled`), so reads during a large
- * re-lint answer about as fast as when idle.
- */
 /** What the checks of a lint found (a throw here records a failed run). */
 interface Checked {
   result: LintResult;
@@ -94,6 +87,14 @@ function sortedPaths(paths: readonly string[]): string {
 /** An early lint no version took (its write failed) is dropped after this long. */
 const EARLY_TTL_MS = 60_000;
 
+/**
+ * Lint runs one at a time (they are CPU work on this thread), in two lanes: lints of new
+ * versions (saves, edits on disk) go before bulk work (catch-up after a start, re-lint
+ * after a profile change), so a save never queues behind hundreds of re-lints. Bulk work
+ * also holds back briefly while requests read docs (`settled`), so reads during a large
+ * re-lint answer about as fast as when idle. The early lint of a save (`EarlyLint`) runs
+ * outside the lanes: it is the save's own work, done while its file is written.
+ */
 /** Bulk lints wait for reads to pause this long, holding back at most MAX_HOLD_MS each. */
 const QUIET_MS = 10;
 /** Findings read per statement (`findings`). */

@@ -128,8 +128,8 @@ export class DiskWriter {
       if (this.broken) return;
       if (this.worker === worker) this.worker = undefined;
       this.broken = true;
-      // A write the thread had not answered may or may not be on disk: say it failed, so
-      // the store puts the old bytes back (its undo) and records no version.
+      // A write the thread had not answered fails: the store records no version for it (if
+      // its bytes reached the disk after all, the next look at the folder records them).
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
       this.drained?.();
