@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Worker } from "node:worker_threads";
 import { DiskWriter, MAX_BYTES } from "../../../server/store/disk-writer.js";
 
 describe("disk writer", () => {
@@ -52,6 +53,23 @@ describe("disk writer", () => {
     });
     expect(readFileSync(join(root, "plain"), "utf8")).toBe("a file, not a folder");
     expect(readdirSync(root).filter((n) => n.startsWith(".sr-tmp-"))).toEqual([]);
+    await w.close();
+  });
+
+  it("a write in flight when the thread dies settles (it never hangs), and later writes go on without it", async () => {
+    const w = new DiskWriter();
+    const root = folder();
+    await w.write(join(root, "a.md"), new Uint8Array([65]));
+    const thread = (w as unknown as { worker: Worker }).worker;
+    const inFlight = w.write(join(root, "b.md"), new Uint8Array([66]));
+    await thread.terminate();
+    const outcome = await inFlight.then(
+      () => "written",
+      (err: Error) => err.message,
+    );
+    expect(outcome).toMatch(/^(written|the disk writer thread stopped.*)$/);
+    await w.write(join(root, "c.md"), new Uint8Array([67]));
+    expect(readFileSync(join(root, "c.md"), "utf8")).toBe("C");
     await w.close();
   });
 
