@@ -58,7 +58,14 @@ import type {
 import { VersionRepository, type Manifest } from "./versions.js";
 import { FolderWatcher } from "./watch.js";
 import { slices } from "../slices.js";
-import { applyToDisk, checkSpecDocRules, checkWritablePath, nextFiles, sameFiles } from "./writes.js";
+import {
+  announceWriting,
+  applyToDisk,
+  checkSpecDocRules,
+  checkWritablePath,
+  nextFiles,
+  sameFiles,
+} from "./writes.js";
 
 export type { FileChange, FileEntry, Limits, VersionEvent, VersionRecord, WriteResult } from "./types.js";
 
@@ -570,15 +577,8 @@ export class LocalStore implements BundleStore {
       write: (abs, bytes) => this.disk.write(abs, bytes),
     });
     // The lint of the new text starts while the disk writer thread writes it (server/runs.ts).
-    if (main && mainInfo)
-      this.events.emit("writing", {
-        bundleId: state.id,
-        docId: state.docId,
-        mainPath: docPath,
-        mainBytes: main,
-        paths: [...next.keys()],
-        profileKey: mainInfo.type,
-      });
+    const ids = { bundleId: state.id, docId: state.docId };
+    announceWriting(this.events, this.logger, ids, docPath, main, next, mainInfo?.type);
     const { mtimes, undo } = await onDisk;
     for (const [path, m] of mtimes) next.set(path, { ...next.get(path)!, mtimeMs: m });
     const oldDocPath = state.docPath;

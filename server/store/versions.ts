@@ -224,7 +224,8 @@ export class VersionRepository {
       [...newBlobs.values()].every((b) => b.length <= SLICE_BYTES)
     )
       return this.commitInOneStatement(expected, { ...v, id }, newBlobs, also);
-    return this.db.transaction(async (tx) => {
+    let read: unknown;
+    const version = await this.db.transaction(async (tx) => {
       // Compare and move the head in one statement: it locks the bundle row, and a second
       // writer on the same base finds the head moved once the first commits.
       const [moved] = await tx
@@ -244,17 +245,17 @@ export class VersionRepository {
         .returning({ number: bundles.headNumber });
       if (!moved) return this.conflict(tx, expected, v.bundleId);
       await this.putBlobs(tx, newBlobs);
-      const [version] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
-      if (typeof also === "function") await also(tx, version!);
+      const [made] = await this.insertVersions(tx, [{ ...v, id, number: moved.number - 1 }]);
+      if (typeof also === "function") await also(tx, made!);
       else {
-        let read: unknown;
         if (also?.read)
           read = rowsOf<{ read: unknown }>(await tx.execute(sql`select ${also.read.value} as read`))[0]?.read;
         for (const step of also?.steps(sql`true`) ?? []) await tx.execute(step);
-        also?.read?.into(read);
       }
-      return version!;
+      return made!;
     });
+    if (typeof also !== "function") also?.read?.into(read);
+    return version;
   }
 
   /**

@@ -10,7 +10,9 @@ import { ApiError, BadPathError, TooLargeError } from "../errors.js";
 import { atomicWrite, removeFile, sha256, staysInside } from "./fsutil.js";
 import { joinPath } from "./paths.js";
 import type { FileState } from "./scan.js";
-import type { FileChange, Limits } from "./types.js";
+import type { EventEmitter } from "node:events";
+import type { Logger } from "../deps.js";
+import type { FileChange, Limits, StoreEvents } from "./types.js";
 
 const MB = 1024 * 1024;
 const decoder = new TextDecoder();
@@ -127,6 +129,28 @@ function pathError(err: unknown, path: string): unknown {
   if (code === "EISDIR") return new BadPathError(path, "is a folder on disk");
   if (code === "EILSEQ") return new BadPathError(path, "is not a name this file system can hold");
   return err;
+}
+
+/**
+ * Tell the store's listeners that a version with this spec doc is being written (the
+ * `writing` event). Called once the write has begun, so they work while it runs; a
+ * listener that throws is logged and does not stop the write.
+ */
+export function announceWriting(
+  events: EventEmitter<StoreEvents>,
+  logger: Logger,
+  ids: { bundleId: string; docId: string },
+  mainPath: string,
+  mainBytes: Uint8Array | undefined,
+  next: ReadonlyMap<string, unknown>,
+  profileKey: string | undefined,
+): void {
+  if (!mainBytes || profileKey === undefined) return;
+  try {
+    events.emit("writing", { ...ids, mainPath, mainBytes, paths: [...next.keys()], profileKey });
+  } catch (err) {
+    logger.error("a listener of a write failed", { doc: ids.docId, error: String(err) });
+  }
 }
 
 async function writeAndStat(abs: string, bytes: Uint8Array): Promise<number> {

@@ -271,6 +271,25 @@ describe.each(DB_KINDS)("lint runs and verdicts on %s", (kind) => {
     expect(await status()).toBe("in_review");
   });
 
+  it("a listener of the save that throws does not stop it: the file and the version are written, and linted", async () => {
+    const doc = await prd(t);
+    const boom = () => {
+      throw new Error("a broken listener");
+    };
+    t.store.events.on("writing", boom);
+    try {
+      const edited = `${text}\nA line saved past a broken listener.\n`;
+      const w = await json<WriteResult & { verdict: SpecDoc["verdict"] }>(
+        put(t, doc.id, "saved-searches.md", edited, doc.current_version.id),
+      );
+      expect(w.version.number).toBe(2);
+      expect(w.verdict).toMatchObject({ version_number: 2 });
+      expect(readFileSync(join(t.root, "prd/saved-searches.md"), "utf8")).toBe(edited);
+    } finally {
+      t.store.events.off("writing", boom);
+    }
+  });
+
   it("answers 404 problems for unknown runs", async () => {
     await problem(await t.req("GET", "/runs/00000000-0000-4000-8000-000000000000"), 404, "not_found");
     await problem(

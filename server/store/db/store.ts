@@ -38,7 +38,7 @@ import type {
   WriteResult,
 } from "../types.js";
 import { VersionRepository } from "../versions.js";
-import { checkSpecDocRules, nextFiles, sameFiles } from "../writes.js";
+import { announceWriting, checkSpecDocRules, nextFiles, sameFiles } from "../writes.js";
 import { docProblems, planNewBundles } from "./plan.js";
 
 export interface DbStoreOptions {
@@ -80,6 +80,7 @@ export class DbStore implements BundleStore {
   readonly events = new EventEmitter<StoreEvents>();
   private readonly db: Db;
   private readonly clock: Clock;
+  private readonly logger: Logger;
   private readonly limits: () => Promise<Limits>;
   private readonly versionRepo: VersionRepository;
   private readonly queries: BundleQueries;
@@ -89,6 +90,7 @@ export class DbStore implements BundleStore {
   constructor(opts: DbStoreOptions) {
     this.db = opts.db;
     this.clock = opts.clock;
+    this.logger = opts.logger;
     this.limits = opts.limits ?? (() => Promise.resolve(DEFAULT_LIMITS));
     this.versionRepo = new VersionRepository(opts.db);
     this.queries = new BundleQueries(opts.db, "db");
@@ -382,15 +384,8 @@ export class DbStore implements BundleStore {
       },
     );
     // The lint of the new text starts while the version is written (server/runs.ts).
-    if (main && mainInfo)
-      this.events.emit("writing", {
-        bundleId: head.bundleId,
-        docId: head.docId,
-        mainPath: docPath,
-        mainBytes: main,
-        paths: [...next.keys()],
-        profileKey: mainInfo.type,
-      });
+    const ids = { bundleId: head.bundleId, docId: head.docId };
+    announceWriting(this.events, this.logger, ids, docPath, main, next, mainInfo?.type);
     const version = await committing;
     this.events.emit("version", {
       bundleId: head.bundleId,
