@@ -366,7 +366,6 @@ export class RunService {
     const early = this.early.get(job.docId);
     if (
       early &&
-      job.mainBytes !== undefined &&
       early.mainBytes === job.mainBytes &&
       early.mainPath === mainPath &&
       early.paths === sortedPaths(list.map((f) => f.path))

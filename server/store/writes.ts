@@ -2,6 +2,7 @@
  * Writes of the local store: the checks a change must pass before anything is touched
  * (paths, sizes, the one-spec-doc rule) and putting the files on disk with an undo.
  */
+import type { EventEmitter } from "node:events";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { classifyMarkdown, folderOf, isMarkdownPath } from "../../core/bundle/discover.js";
@@ -10,7 +11,6 @@ import { ApiError, BadPathError, TooLargeError } from "../errors.js";
 import { atomicWrite, removeFile, sha256, staysInside } from "./fsutil.js";
 import { joinPath } from "./paths.js";
 import type { FileState } from "./scan.js";
-import type { EventEmitter } from "node:events";
 import type { Logger } from "../deps.js";
 import type { FileChange, Limits, StoreEvents } from "./types.js";
 

@@ -223,9 +223,9 @@ export class ReviewStatusService {
   /** A new version of an approved doc goes back to review (a sidecar-only save by the service does not). */
   async afterVersion(ev: VersionEvent, sidecarPrefix: string): Promise<void> {
     if (ev.version.message.startsWith(sidecarPrefix)) return;
-    // The store read the doc's status with the version: only an approved doc changes.
+    // Only an approved doc changes. When the store read the doc's status with the version,
+    // no statement is needed for any other; else one, cheap for the many versions of a scan.
     if (ev.docStatus !== undefined && ev.docStatus !== "approved") return;
-    // One statement, cheap for the many versions of a first scan: only an approved doc changes.
     const moved = await this.d.db
       .update(docs)
       .set({ status: "in_review" })
