@@ -190,6 +190,22 @@ export function contextFor(
   return picked.filter((s) => (total += s.text.length) <= maxChars || s === picked[0]);
 }
 
+/**
+ * The sections readers answer a build question from: those it cites, then the two that
+ * share the most words with the question and the statement it quotes. The quote counts
+ * because a terse question ("What does REQ-001 require?") names little of its subject,
+ * while the statement it asks about does; what readers see then does not hang on how
+ * many words the model spent on the question.
+ */
+export function readerContext(
+  corpus: Corpus,
+  cited: readonly string[],
+  question: string,
+  quote: string,
+): CorpusSection[] {
+  return contextFor(corpus, cited, `${question}\n${quote}`);
+}
+
 /** The main-doc section a corpus section stands for. */
 export function mainSection(corpus: Corpus, s: CorpusSection): Section | undefined {
   return s.sectionIndex === undefined ? undefined : corpus.main.sections[s.sectionIndex];

@@ -14,7 +14,14 @@
  * Each external target the main doc links to is one reviewer call (stage 6): its text is
  * read only when the run starts, so it is assumed as long as the doc, within the stage's cut.
  */
-import { buildCorpus, contextFor, sectionLabel, traceIdsOf, type ReviewBundle } from "./corpus.js";
+import {
+  buildCorpus,
+  contextFor,
+  readerContext,
+  sectionLabel,
+  traceIdsOf,
+  type ReviewBundle,
+} from "./corpus.js";
 import { EXTERNAL_SYSTEM, externalPrompt } from "./stages/external.js";
 import {
   EXPECTED_TOKENS_OUT,
@@ -251,7 +258,7 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
       for (let q = 0; q < count; q++) {
         const statement = statements[q % Math.max(1, statements.length)] ?? "";
         const question = "?".repeat(GUESSED_SENTENCE);
-        const context = contextFor(corpus, [s.key], statement);
+        const context = readerContext(corpus, [s.key], "", statement);
         for (let r = 1; r <= readers; r++)
           need(
             "readers",
@@ -272,7 +279,7 @@ export async function estimateReview(input: EstimateInput): Promise<ReviewEstima
     }
     for (const raw of parsed.value.questions) {
       const { citedKeys } = questionCites(corpus, s, raw);
-      const context = contextFor(corpus, citedKeys, raw.text);
+      const context = readerContext(corpus, citedKeys, raw.text, raw.quote);
       const answers = [];
       let known = true;
       for (let r = 1; r <= readers; r++) {

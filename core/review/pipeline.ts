@@ -114,8 +114,8 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     if (!asked) return;
     ctx.plan("readers", asked.length * ctx.readers);
     await Promise.all(
-      asked.map(async ({ q, anchor, citedKeys }, order) => {
-        await judgeQuestion(ctx, q, await readQuestion(ctx, q, citedKeys));
+      asked.map(async ({ q, anchor, citedKeys, quote }, order) => {
+        await judgeQuestion(ctx, q, await readQuestion(ctx, q, citedKeys, quote));
         questions.push({ section: si, order, q });
         const f = questionFinding(ctx, q, anchor);
         if (f) {

@@ -42,6 +42,8 @@ export interface AskedQuestion {
   anchor: Anchor;
   /** Corpus keys of the sections the question cites (the readers' context starts there). */
   citedKeys: string[];
+  /** The text of the section the question says it comes from, as the model quoted it. */
+  quote: string;
 }
 
 export function questionsStep(ctx: StageContext, s: CorpusSection) {
@@ -76,6 +78,6 @@ export async function askQuestions(ctx: StageContext, s: CorpusSection): Promise
       answers: [],
       groups: [],
     };
-    return { q, anchor, citedKeys };
+    return { q, anchor, citedKeys, quote: raw.quote };
   });
 }

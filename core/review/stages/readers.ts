@@ -1,5 +1,5 @@
 /** Stage 3, readers (reader, N calls per question): each reader answers alone, from the text only. */
-import { contextFor, findQuote, type Corpus } from "../corpus.js";
+import { findQuote, readerContext, type Corpus } from "../corpus.js";
 import { SYSTEM, readerPrompt } from "../prompts.js";
 import { objectSalvager } from "../repair.js";
 import { readerAnswer } from "../schemas.js";
@@ -51,8 +51,9 @@ export async function readQuestion(
   ctx: StageContext,
   q: BuildQuestion,
   citedKeys: string[],
+  quote: string,
 ): Promise<Array<ReaderAnswer | undefined>> {
-  const context = contextFor(ctx.corpus, citedKeys, q.text);
+  const context = readerContext(ctx.corpus, citedKeys, q.text, quote);
   return Promise.all(
     Array.from({ length: ctx.readers }, (_, i) => {
       const reader = i + 1;

@@ -5,6 +5,7 @@ import {
   contextFor,
   findQuote,
   mainSection,
+  readerContext,
   type ReviewBundle,
 } from "../../../core/review/corpus.js";
 
@@ -106,5 +107,25 @@ describe("contextFor", () => {
     // Refunds (refunds, take) and Notes (refund, window) score the same: corpus order.
     expect(keys).toEqual(["spec.md#Café > Payments", "spec.md#Café > Refunds", "notes.md#Notes"]);
     expect(contextFor(corpus, [], query, { extra: 1 }).map((s) => s.key)).toEqual(["spec.md#Café > Refunds"]);
+  });
+});
+
+describe("readerContext", () => {
+  it("brings the sections related to the statement a terse question quotes", () => {
+    const cited = ["spec.md#Café > Refunds"];
+    const terse = "What exactly is required here?";
+    // The question alone names nothing another section says: its readers would see one section.
+    expect(contextFor(corpus, cited, terse).map((s) => s.key)).toEqual(cited);
+    // The statement it quotes shares "days" with the notes on the old refund window.
+    const keys = readerContext(corpus, cited, terse, "Refunds take 30 days.").map((s) => s.key);
+    expect(keys).toEqual([...cited, "notes.md#Notes"]);
+  });
+
+  it("is the question's own context when the quote adds no word", () => {
+    const query = "When do refunds take effect, and what was the refund window?";
+    const cited = ["spec.md#Café > Payments"];
+    expect(readerContext(corpus, cited, query, "").map((s) => s.key)).toEqual(
+      contextFor(corpus, cited, query).map((s) => s.key),
+    );
   });
 });

@@ -161,6 +161,44 @@ describe("runReview", () => {
     expect([...starts].sort((a, b) => a - b)).toEqual(starts);
   });
 
+  it("shows readers of a terse question the sections related to the statement it quotes", async () => {
+    const text = [
+      "---",
+      "type: prd",
+      "---",
+      "# Payouts",
+      "",
+      "## Glossary",
+      "",
+      "A settlement batch is the set of captured charges paid out to one merchant account together.",
+      "",
+      "## Requirements",
+      "",
+      "- REQ-001 Each settlement batch is paid out by 06:00 in the merchant account's time zone.",
+      "",
+      "## Branding",
+      "",
+      "Emails use the brand colours from the design system.",
+      "",
+    ].join("\n");
+    const client = scriptedClient();
+    const role = { client, model: "m" };
+    const out = await runReview(
+      input({
+        bundle: { files: [{ path: "payouts.md", text }], mainPath: "payouts.md", linked: [] },
+        roles: { reviewer: role, reader: role, judge: role },
+      }),
+    );
+    expect(out.questions.map((q) => q.text)).toEqual(["What exactly does REQ-001 require?"]);
+    const readerPrompts = client.calls.filter((c) => c.schemaName === "reader_answer").map((c) => c.prompt);
+    expect(readerPrompts).toHaveLength(3);
+    for (const prompt of readerPrompts) {
+      // The question names only the ID; the statement it quotes shares "settlement batch" with the glossary.
+      expect(prompt).toContain("A settlement batch is the set of captured charges");
+      expect(prompt).not.toContain("brand colours");
+    }
+  });
+
   it("caches every step: a second run asks nothing, and an edit re-asks only what it changed", async () => {
     const cache = memoryCache();
     const first = await runReview(input({ cache }));
