@@ -3,7 +3,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { fsProfileSource, walkFiles } from "../../../cli/lint-fs.js";
+import { lintBundle } from "../../../core/lint/engine.js";
 import { parseMarkdown } from "../../../core/markdown/document.js";
+import { loadProfiles } from "../../../core/profile/load.js";
 import {
   DEFECT_KINDS,
   checkExpectation,
@@ -87,19 +90,33 @@ describe("summarize", () => {
 
 describe("the eval corpus", () => {
   const root = resolve(import.meta.dirname, "../../../fixtures/eval");
+  const { profiles } = loadProfiles(fsProfileSource(resolve(import.meta.dirname, "../../../profiles")));
   const bundles = readdirSync(root).sort();
+  /** A bundle's spec doc: its one markdown file whose frontmatter names a type (README.md of a KEP, 0000-x.md of an RFC). */
+  const specDoc = (b: string) => {
+    const docs = readdirSync(join(root, b))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => readFileSync(join(root, b, f), "utf8"))
+      .filter((t) => /^---\r?\ntype: /.test(t));
+    expect(docs, `${b}: one spec doc`).toHaveLength(1);
+    return docs[0]!;
+  };
   const all = bundles.map((b) => ({
     b,
     exp: checkExpectation(b, parse(readFileSync(join(root, b, "expected.yaml"), "utf8"))),
-    text: readFileSync(join(root, b, "spec.md"), "utf8"),
+    text: specDoc(b),
   }));
 
-  it("has at least 16 bundles, 4 clean controls, every defect kind, and the four built-in profiles", () => {
+  it("has at least 16 bundles, 4 clean controls, every defect kind, and every built-in profile", () => {
     expect(all.length).toBeGreaterThanOrEqual(16);
     expect(all.filter((x) => x.exp.clean).length).toBeGreaterThanOrEqual(4);
     const kinds = new Set(all.flatMap((x) => x.exp.defects.map((d) => d.kind)));
     expect([...kinds].sort()).toEqual([...DEFECT_KINDS].sort());
-    expect(new Set(all.map((x) => x.exp.profile))).toEqual(new Set(["prd", "design", "api", "adr"]));
+    const builtIn = readdirSync(resolve(import.meta.dirname, "../../../profiles")).sort();
+    expect(builtIn).toEqual(
+      expect.arrayContaining(["adr", "api", "design", "kep", "madr", "nygard", "prd", "rfc"]),
+    );
+    expect([...new Set(all.map((x) => x.exp.profile))].sort()).toEqual(builtIn);
   });
 
   it.each(bundles)("%s: every planted defect names a section and a quote of its doc", (b) => {
@@ -113,6 +130,20 @@ describe("the eval corpus", () => {
       if (d.quote) expect(text).toContain(d.quote);
     }
   });
+
+  it.each(all.filter((x) => x.exp.clean).map((x) => x.b))(
+    "%s: a clean control gets no MUST finding from lint",
+    (b) => {
+      const dir = join(root, b);
+      const files = new Map<string, Uint8Array>(walkFiles(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      const main = [...files.keys()].find(
+        (f) => f.endsWith(".md") && /^---\r?\ntype: /.test(readFileSync(join(dir, f), "utf8")),
+      )!;
+      const r = lintBundle({ files, mainPath: main, profiles });
+      expect(r.profile_key).toBe(all.find((x) => x.b === b)!.exp.profile);
+      expect(r.findings.filter((f) => f.level === "MUST").map((f) => `${f.check}: ${f.message}`)).toEqual([]);
+    },
+  );
 
   it("refuses an expected.yaml with an unknown kind or a missing path", () => {
     expect(() => checkExpectation("x", { profile: "prd", defects: [{ kind: "typo", path: ["A"] }] })).toThrow(
