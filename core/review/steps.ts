@@ -182,25 +182,63 @@ export function stepKey(stage: string, model: string, system: string, prompt: st
   return sha256Hex(JSON.stringify([stage, model, schemaName, system, prompt]));
 }
 
-/** Parse a model's text as JSON: code fences and text around one object are tolerated. */
+/**
+ * Parse a model's text as JSON. Tolerated, since each has one clear meaning: a reasoning
+ * block before the answer (`<think>…</think>`, as reasoning models served by llama.cpp or
+ * Ollama write it), a code fence around the answer or inside prose, and prose around one
+ * object, braces in the prose included.
+ */
 export function parseJsonAnswer(text: string): unknown {
-  const t = text.trim();
+  const t = text.replace(/^\s*<(think|thinking|reasoning)>[\s\S]*?<\/\1>/i, "").trim();
   const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(t);
   const body = fenced ? fenced[1]! : t;
   try {
     return JSON.parse(body);
   } catch (err) {
-    const s = body.indexOf("{");
-    const e = body.lastIndexOf("}");
-    if (s >= 0 && e > s) {
+    for (const candidate of jsonCandidates(body)) {
       try {
-        return JSON.parse(body.slice(s, e + 1));
+        return JSON.parse(candidate);
       } catch {
-        /* the first error says more */
+        /* the next candidate, and at the end the first error, which says more */
       }
     }
     throw err;
   }
+}
+
+/** At most this many objects are tried in an answer that is not JSON as a whole. */
+const MAX_CANDIDATES = 8;
+
+/** Where an answer wrapped in prose may be: fenced blocks, then balanced `{…}` spans, then first `{` to last `}`. */
+function* jsonCandidates(text: string): Generator<string> {
+  for (const m of text.matchAll(/```(?:json)?[ \t]*\r?\n([\s\S]*?)```/g)) yield m[1]!;
+  let from = 0;
+  for (let n = 0; n < MAX_CANDIDATES; n++) {
+    const start = text.indexOf("{", from);
+    if (start < 0) break;
+    const end = balancedEnd(text, start);
+    if (end >= 0) yield text.slice(start, end + 1);
+    from = start + 1;
+  }
+  const s = text.indexOf("{");
+  const e = text.lastIndexOf("}");
+  if (s >= 0 && e > s) yield text.slice(s, e + 1);
+}
+
+/** The index of the `}` closing the `{` at `start` (strings and escapes respected), or -1. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /** Validate an answer text; the error says what is wrong, briefly. */

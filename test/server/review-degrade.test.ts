@@ -109,6 +109,21 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
     expect(stage?.repair_notes?.[0]).toMatch(/readers 2, 3 in no group; each made a group of its own/);
   });
 
+  it("takes the answers of a reasoning model that thinks aloud and wraps its JSON in prose, asking nothing twice", async () => {
+    const { t, run } = await start((req) => ({
+      content:
+        `<think>The schema asks for {fields}; I will follow it.</think>\n` +
+        `Here is my answer:\n\n\`\`\`json\n${JSON.stringify(answerFor(req).json)}\n\`\`\`\n`,
+    }));
+    expect(run.status, run.error ?? "").toBe("done");
+    expect(run.verdict).toMatchObject({ kind: "full", ai_run_id: run.id });
+    const { items } = await json<Questions>(t.req("GET", `/runs/${run.id}/questions`));
+    expect(items.map((q) => q.result)).toEqual(["agree", "diverge", "unanswered", "agree"]);
+    const report = await json<Report>(t.req("GET", `/runs/${run.id}/report`));
+    for (const [stage, counts] of Object.entries(report.answers_by_stage ?? {}))
+      expect(counts, stage).toMatchObject({ retried: 0, lost: 0 });
+  });
+
   it("loses only the question whose judge answers garbage twice; the tour asks a person to judge it", async () => {
     const garbage = judgeGarbage(answerFor);
     const { t, docId, run } = await start((req) =>

@@ -93,6 +93,18 @@ describe("judge answer validation", () => {
         '```json\n{"groups":[[1]],"result":"agree","agreed_answer":"","explanation":""}\n```',
       ).ok,
     ).toBe(true);
+    const answer = '{"groups":[[1]],"result":"agree","agreed_answer":"a {b} \\"c\\"","explanation":""}';
+    // What real models wrap around an answer: a reasoning block (braces in it), prose with a
+    // fence mid-text, prose with braces before the object.
+    for (const wrapped of [
+      `<think>The schema wants {groups, result}; reader 1 alone.</think>\n${answer}`,
+      `Here is the grouping:\n\n\`\`\`json\n${answer}\n\`\`\`\n\nLet me know {if} you need more.`,
+      `Readers {1} agree. Answer: ${answer} (done)`,
+      `I'd say "one group {x}. ${answer}`,
+    ]) {
+      const v = validateAnswer(judgeAnswer([1]), wrapped);
+      expect(v.ok ? v.value.agreed_answer : v.error, wrapped).toBe('a {b} "c"');
+    }
     const bad = validateAnswer(judgeAnswer([1]), "{ not json");
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatch(/^not JSON/);
