@@ -96,9 +96,37 @@ export function strictCompatible(schema: unknown): boolean {
   );
 }
 
+/**
+ * How a call asks for JSON: `json_schema` (structured output), else `json_object` (JSON mode,
+ * the schema in the system message), else no response format at all (the schema in the
+ * system message; the answer is checked against it as always).
+ */
+export type ResponseFormat = "json_schema" | "json_object" | "none";
+
+/** The format each server and model settled on, learned from their 400s: `baseUrl \0 model`. */
+const settled = new Map<string, ResponseFormat>();
+const MAX_SETTLED = 256;
+
+/** A 400 (or 422) that refuses the response format rather than the request. */
+export function refusesFormat(err: unknown): boolean {
+  if (!(err instanceof APIError)) return false;
+  const status = (err as APIError<number | undefined>).status;
+  return (
+    (status === 400 || status === 422) &&
+    /response[_ ]format|json[_ ]schema|json[_ ]object|structured output/i.test(err.message)
+  );
+}
+
+const NEXT_FORMAT: Record<ResponseFormat, ResponseFormat | undefined> = {
+  json_schema: "json_object",
+  json_object: "none",
+  none: undefined,
+};
+
 export class OpenAICompatibleClient implements ModelClient {
   readonly #sdk: OpenAI;
   readonly #strict: boolean | undefined;
+  readonly #baseUrl: string;
 
   constructor(opts: OpenAIClientOptions) {
     this.#sdk = new OpenAI({
@@ -108,31 +136,29 @@ export class OpenAICompatibleClient implements ModelClient {
       timeout: opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
     this.#strict = opts.strict;
+    this.#baseUrl = opts.baseUrl;
   }
 
+  /**
+   * One completion. A server that refuses `json_schema` (DeepSeek's API, older models and
+   * servers) is asked again at once in JSON mode, and one that refuses that too with no
+   * response format; what it took is kept for its later calls with the same model.
+   */
   async call(call: ModelCall): Promise<ModelAnswer> {
+    const key = `${this.#baseUrl}\u0000${call.model}`;
+    let format = settled.get(key) ?? "json_schema";
     let completion: OpenAI.Chat.Completions.ChatCompletion;
-    try {
-      completion = await this.#sdk.chat.completions.create(
-        {
-          model: call.model,
-          messages: [
-            { role: "system", content: call.system },
-            { role: "user", content: call.prompt },
-          ],
-          response_format: {
-            type: "json_schema",
-            json_schema: {
-              name: call.schemaName,
-              schema: call.schema,
-              strict: this.#strict ?? strictCompatible(call.schema),
-            },
-          },
-        },
-        { signal: call.signal },
-      );
-    } catch (err) {
-      throw mapOpenAIError(err);
+    for (;;) {
+      try {
+        completion = await this.#create(call, format);
+        break;
+      } catch (err) {
+        const next = NEXT_FORMAT[format];
+        if (next === undefined || !refusesFormat(err)) throw mapOpenAIError(err);
+        format = next;
+        if (settled.size >= MAX_SETTLED) settled.delete(settled.keys().next().value!);
+        settled.set(key, format);
+      }
     }
     const choice = completion.choices?.[0];
     if (!choice) throw new ModelCallError("the model server answered no choices", "server");
@@ -148,5 +174,37 @@ export class OpenAICompatibleClient implements ModelClient {
       tokensOut: estimateTokens(text),
       estimated: true,
     };
+  }
+
+  #create(call: ModelCall, format: ResponseFormat): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+    const system =
+      format === "json_schema"
+        ? call.system
+        : `${call.system}\n\nAnswer with one JSON object that matches this JSON Schema (${call.schemaName}):\n` +
+          JSON.stringify(call.schema);
+    const response_format: OpenAI.Chat.Completions.ChatCompletionCreateParams["response_format"] =
+      format === "json_schema"
+        ? {
+            type: "json_schema",
+            json_schema: {
+              name: call.schemaName,
+              schema: call.schema,
+              strict: this.#strict ?? strictCompatible(call.schema),
+            },
+          }
+        : format === "json_object"
+          ? { type: "json_object" }
+          : undefined;
+    return this.#sdk.chat.completions.create(
+      {
+        model: call.model,
+        messages: [
+          { role: "system", content: system },
+          { role: "user", content: call.prompt },
+        ],
+        ...(response_format ? { response_format } : {}),
+      },
+      { signal: call.signal },
+    );
   }
 }

@@ -120,6 +120,70 @@ describe("OpenAI-compatible client", () => {
     expect((await client().call(CALL)).text).toBe('{"verdict": "fi');
   });
 
+  it("asks again in JSON mode, the schema in the system message, when the server refuses json_schema; and keeps to it", async () => {
+    const call = { ...CALL, model: "json-mode-only" };
+    fake.handler = (req) =>
+      req.body.response_format?.type === "json_schema"
+        ? {
+            status: 400,
+            body: {
+              error: {
+                message: "This response_format type is unavailable now",
+                type: "invalid_request_error",
+              },
+            },
+          }
+        : { json: { verdict: "fine" } };
+    expect((await client().call(call)).text).toBe('{"verdict":"fine"}');
+    // A new client (as each run makes) for the same server and model asks in JSON mode at once.
+    expect((await client().call(call)).text).toBe('{"verdict":"fine"}');
+    expect(fake.completions.map((r) => r.body.response_format?.type)).toEqual([
+      "json_schema",
+      "json_object",
+      "json_object",
+    ]);
+    const system = fake.completions[1]!.body.messages[0]!.content as string;
+    expect(system.startsWith("You review specs.")).toBe(true);
+    expect(system).toContain(`JSON Schema (findings):\n${JSON.stringify(SCHEMA)}`);
+    expect(fake.completions[1]!.body.messages[1]).toEqual({ role: "user", content: CALL.prompt });
+    // Another model on the same server starts from json_schema again.
+    fake.reset();
+    fake.handler = () => ({ json: { verdict: "fine" } });
+    await client().call(CALL);
+    expect(fake.completions.map((r) => r.body.response_format?.type)).toEqual(["json_schema"]);
+  });
+
+  it("asks with no response format when JSON mode is refused too", async () => {
+    fake.handler = (req) =>
+      req.body.response_format
+        ? { status: 400, body: { error: { message: "response_format is not supported by this model" } } }
+        : { json: { verdict: "plain" } };
+    const answer = await client().call({ ...CALL, model: "no-json-modes" });
+    expect(answer.text).toBe('{"verdict":"plain"}');
+    expect(fake.completions.map((r) => r.body.response_format?.type ?? "none")).toEqual([
+      "json_schema",
+      "json_object",
+      "none",
+    ]);
+    expect("response_format" in fake.completions[2]!.body).toBe(false);
+  });
+
+  it("does not ask again after a 400 that is about something else", async () => {
+    fake.enqueue({
+      status: 400,
+      body: {
+        error: {
+          message: "This model's maximum context length is 8192 tokens",
+          type: "invalid_request_error",
+        },
+      },
+    });
+    const err = await failure(client().call({ ...CALL, model: "small-context" }));
+    expect(err.kind).toBe("bad_request");
+    expect(err.message).toMatch(/maximum context length/);
+    expect(fake.completions).toHaveLength(1);
+  });
+
   it("maps 429 with Retry-After to rate_limited with the wait, and does not retry by itself", async () => {
     fake.enqueue({ status: 429, retryAfter: 3 }, { json: { verdict: "late" } });
     const err = await failure(client().call(CALL));
