@@ -9,6 +9,7 @@
  * step with `model_output_invalid` (the pipeline then loses only that step's item).
  * Per stage, the runner counts calls and repaired, retried, dropped and lost answers.
  */
+import JSON5 from "json5";
 import pLimit, { type LimitFunction } from "p-limit";
 import pRetry, { AbortError } from "p-retry";
 import type { z } from "zod";
@@ -185,8 +186,9 @@ export function stepKey(stage: string, model: string, system: string, prompt: st
 /**
  * Parse a model's text as JSON. Tolerated, since each has one clear meaning: a reasoning
  * block before the answer (`<think>…</think>`, as reasoning models served by llama.cpp or
- * Ollama write it), a code fence around the answer or inside prose, and prose around one
- * object, braces in the prose included.
+ * Ollama write it), a code fence around the answer or inside prose, prose around one
+ * object (braces in the prose included), and JSON5's leniencies (trailing commas, single
+ * quotes, comments, unquoted keys) in an answer not asked with a schema the server enforces.
  */
 export function parseJsonAnswer(text: string): unknown {
   const t = text.replace(/^\s*<(think|thinking|reasoning)>[\s\S]*?<\/\1>/i, "").trim();
@@ -195,15 +197,22 @@ export function parseJsonAnswer(text: string): unknown {
   try {
     return JSON.parse(body);
   } catch (err) {
-    for (const candidate of jsonCandidates(body)) {
-      try {
-        return JSON.parse(candidate);
-      } catch {
-        /* the next candidate, and at the end the first error, which says more */
-      }
-    }
-    throw err;
+    const candidates = [...jsonCandidates(body)];
+    const found = firstParsed(JSON.parse, candidates) ?? firstParsed(JSON5.parse, [body, ...candidates]);
+    if (found) return found.value;
+    throw err; // the first error says more than a candidate's
   }
+}
+
+function firstParsed(parse: (text: string) => unknown, texts: string[]): { value: unknown } | undefined {
+  for (const text of texts) {
+    try {
+      return { value: parse(text) };
+    } catch {
+      /* the next one */
+    }
+  }
+  return undefined;
 }
 
 /** At most this many objects are tried in an answer that is not JSON as a whole. */

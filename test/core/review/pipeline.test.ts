@@ -101,6 +101,8 @@ describe("judge answer validation", () => {
       `Here is the grouping:\n\n\`\`\`json\n${answer}\n\`\`\`\n\nLet me know {if} you need more.`,
       `Readers {1} agree. Answer: ${answer} (done)`,
       `I'd say "one group {x}. ${answer}`,
+      // JSON5's leniencies, as a model not held to a schema writes: trailing commas, single quotes, a comment.
+      `{'groups': [[1],], result: 'agree', 'agreed_answer': "a {b} \\"c\\"", explanation: '', // one reader\n}`,
     ]) {
       const v = validateAnswer(judgeAnswer([1]), wrapped);
       expect(v.ok ? v.value.agreed_answer : v.error, wrapped).toBe('a {b} "c"');
