@@ -156,7 +156,7 @@ export class OpenAICompatibleClient implements ModelClient {
         const next = NEXT_FORMAT[format];
         if (next === undefined || !refusesFormat(err)) throw mapOpenAIError(err);
         format = next;
-        if (settled.size >= MAX_SETTLED) settled.delete(settled.keys().next().value!);
+        if (!settled.has(key) && settled.size >= MAX_SETTLED) settled.delete(settled.keys().next().value!);
         settled.set(key, format);
       }
     }
