@@ -140,6 +140,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  const { modelCallTimeoutMs } = await import("../server/models/service.js");
+  try {
+    modelCallTimeoutMs();
+  } catch (err) {
+    process.stderr.write(`spec-review serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
   if (opts.defaultDataDir && opts.folder !== undefined) {
     const moved = moveLegacyData(opts.folder);
     if (moved.length > 0)

@@ -25,7 +25,7 @@ import { ProfileRegistry } from "./profiles.js";
 import { HeavyPool } from "./heavy/pool.js";
 import { DbBudget } from "./models/budget.js";
 import { loadSecretKey, SecretBox } from "./models/secrets.js";
-import { ModelService, type ClientFactory } from "./models/service.js";
+import { ModelService, modelCallTimeoutMs, type ClientFactory } from "./models/service.js";
 import { McpConnections } from "./mcp/connections.js";
 import { BundleIndex } from "./bundle-index.js";
 import { RunService } from "./runs.js";
@@ -157,6 +157,8 @@ function localStoreOf(
 
 export async function createServices(config: ServicesConfig): Promise<Services> {
   checkFolder(config);
+  // Read before anything is opened: a bad SPEC_REVIEW_MODEL_TIMEOUT_S stops the start cleanly.
+  const callTimeoutMs = config.models?.callTimeoutMs ?? modelCallTimeoutMs();
   const clock = config.clock ?? systemClock;
   const logger = config.logger ?? silentLogger;
   // What to undo, newest first, when a later step fails or the graph closes.
@@ -195,7 +197,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       logger,
       budget,
       clientFor: config.models?.clientFor,
-      callTimeoutMs: config.models?.callTimeoutMs,
+      callTimeoutMs,
       testTimeoutMs: config.models?.testTimeoutMs,
     });
 

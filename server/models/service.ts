@@ -105,6 +105,24 @@ export interface ModelServiceOptions {
 
 type BackendRow = typeof modelBackends.$inferSelect;
 
+/**
+ * The per-call timeout of review steps from SPEC_REVIEW_MODEL_TIMEOUT_S (seconds, 1 to 3600),
+ * for local models that take minutes on a long prompt; undefined when unset (the client's
+ * 120 s). A value that is not such a number stops the start with this message.
+ */
+export function modelCallTimeoutMs(
+  env: Record<string, string | undefined> = process.env,
+): number | undefined {
+  const raw = env.SPEC_REVIEW_MODEL_TIMEOUT_S;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const s = Number(raw);
+  if (!Number.isFinite(s) || s < 1 || s > 3600)
+    throw new Error(
+      `SPEC_REVIEW_MODEL_TIMEOUT_S must be a number of seconds from 1 to 3600, not ${JSON.stringify(raw)}`,
+    );
+  return Math.round(s * 1000);
+}
+
 /** The small structured call `POST /admin/backends/{id}/test` sends. */
 export const TEST_CALL = {
   stage: "backend_test",

@@ -187,6 +187,25 @@ describe("spec-review serve: usage", () => {
     expect(r.stderr).toMatch(/^spec-review serve: .*--bogus/);
   });
 
+  it("a model timeout that is not a number of seconds exits 2 with one line naming the variable", () => {
+    const folder = tempDir("sr-serve-timeout-");
+    for (const value of ["abc", "86400"]) {
+      const r = spawnSync(process.execPath, ["--import", "tsx", main, "serve", folder, "--port", "0"], {
+        cwd: root,
+        env: cliEnv({ SPEC_REVIEW_MODEL_TIMEOUT_S: value }),
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(r.status, value).toBe(2);
+      expect(lines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toContain(
+        `spec-review serve: SPEC_REVIEW_MODEL_TIMEOUT_S must be a number of seconds from 1 to 3600, not "${value}"`,
+      );
+    }
+    // Nothing was started or written.
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
   it("a missing folder exits 2 with one line naming it", () => {
     const missing = join(tmpdir(), `sr-missing-${randomBytes(4).toString("hex")}`);
     const r = runCli("serve", missing);

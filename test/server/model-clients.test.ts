@@ -13,6 +13,7 @@ import { OpenAICompatibleClient, retryAfterMs, strictCompatible } from "../../se
 import { AgentCliClient, extractJson, onPath } from "../../server/models/agent-cli.js";
 import { modelClientFor } from "../../server/models/clients.js";
 import { PROVIDERS } from "../../server/models/providers.js";
+import { modelCallTimeoutMs } from "../../server/models/service.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 
 const AGENT = resolve(import.meta.dirname, "../../fixtures/fake-agent-cli/agent.mjs");
@@ -425,5 +426,18 @@ describe("agent CLI client", () => {
     expect(onPath("fake-claude", { PATH: tmpdir() })).toBe(false);
     writeFileSync(join(dir, "not-exec"), "x");
     expect(onPath("not-exec", { PATH: dir })).toBe(false);
+  });
+});
+
+describe("SPEC_REVIEW_MODEL_TIMEOUT_S", () => {
+  it("gives the review's per-call timeout in ms, none when unset, and refuses what is not 1 to 3600 seconds", () => {
+    expect(modelCallTimeoutMs({})).toBeUndefined();
+    expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: " " })).toBeUndefined();
+    expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: "600" })).toBe(600_000);
+    expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: "1.5" })).toBe(1_500);
+    for (const bad of ["0", "3601", "ten", "NaN", "-1"])
+      expect(() => modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: bad }), bad).toThrow(
+        /SPEC_REVIEW_MODEL_TIMEOUT_S must be a number of seconds from 1 to 3600/,
+      );
   });
 });

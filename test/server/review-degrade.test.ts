@@ -124,6 +124,18 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
       expect(counts, stage).toMatchObject({ retried: 0, lost: 0 });
   });
 
+  it("stops a model call after SPEC_REVIEW_MODEL_TIMEOUT_S, as a slow local model needs set", async () => {
+    process.env.SPEC_REVIEW_MODEL_TIMEOUT_S = "1";
+    try {
+      // With the default 120 s, four tries would outlast this test's timeout.
+      const { run } = await start(() => ({ hang: true }));
+      expect(run.status).toBe("failed");
+      expect(run.error).toMatch(/^model_call_failed: .*timed out/);
+    } finally {
+      delete process.env.SPEC_REVIEW_MODEL_TIMEOUT_S;
+    }
+  });
+
   it("loses only the question whose judge answers garbage twice; the tour asks a person to judge it", async () => {
     const garbage = judgeGarbage(answerFor);
     const { t, docId, run } = await start((req) =>
