@@ -28,6 +28,8 @@ export interface ModelAnswer {
   tokensOut: number;
   /** True when the token counts are estimated (a CLI that reports none). */
   estimated: boolean;
+  /** True when the server stopped the answer at its output limit (`finish_reason: length`). */
+  truncated?: boolean;
 }
 
 /**

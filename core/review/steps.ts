@@ -409,6 +409,9 @@ export class StepRunner {
       stats.retried++;
       prompt =
         `${req.prompt}\n\n---\nYour previous answer was not valid: ${got.error}\n` +
+        (answer.truncated
+          ? "It was cut off at your output limit: answer with fewer items and shorter text.\n"
+          : "") +
         `Answer again with only a JSON object that matches the schema ${req.schemaName}.`;
     }
   }

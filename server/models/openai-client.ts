@@ -165,14 +165,22 @@ export class OpenAICompatibleClient implements ModelClient {
     const message = choice.message;
     if (message.refusal) throw new ModelCallError(`the model refused: ${message.refusal}`, "bad_request");
     const text = message.content ?? "";
+    const truncated = choice.finish_reason === "length" ? { truncated: true } : {};
     const usage = completion.usage;
     if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens))
-      return { text, tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens, estimated: false };
+      return {
+        text,
+        tokensIn: usage.prompt_tokens,
+        tokensOut: usage.completion_tokens,
+        estimated: false,
+        ...truncated,
+      };
     return {
       text,
       tokensIn: estimateTokens(call.system + call.prompt),
       tokensOut: estimateTokens(text),
       estimated: true,
+      ...truncated,
     };
   }
 

@@ -14,7 +14,8 @@
  * A reply (`FakeReply`) is one of:
  * - `{ json: value }`: a chat completion whose message content is `JSON.stringify(value)`;
  * - `{ content: "text" }`: a chat completion with this exact content (e.g. broken JSON
- *   from the model: `{ content: "{ not json" }`);
+ *   from the model: `{ content: "{ not json" }`); either may set `finishReason` (default
+ *   `stop`; `length` for an answer cut off at the output limit);
  * - `{ status: 429 | 500 | 400 | ..., retryAfter?: seconds, body?: object }`: an error answer
  *   (an OpenAI-style `{ error: { message, type, code } }` body unless `body` is given);
  * - `{ hang: true }`: never answers (the client's timeout or abort ends it);
@@ -76,8 +77,8 @@ export interface Usage {
 }
 
 export type FakeReply = { delayMs?: number } & (
-  | { json: unknown; usage?: Usage }
-  | { content: string; usage?: Usage }
+  | { json: unknown; usage?: Usage; finishReason?: string }
+  | { content: string; usage?: Usage; finishReason?: string }
   | { status: number; retryAfter?: number; body?: unknown; headers?: Record<string, string> }
   | { hang: true }
   | { raw: string; status?: number }
@@ -282,7 +283,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
         {
           index: 0,
           message: { role: "assistant", content, refusal: null },
-          finish_reason: "stop",
+          finish_reason: reply.finishReason ?? "stop",
           logprobs: null,
         },
       ],

@@ -116,6 +116,12 @@ describe("OpenAI-compatible client", () => {
     expect(answer.tokensOut).toBe(Math.ceil('{"verdict":"ok"}'.length / 4));
   });
 
+  it("says an answer was cut off when the server stopped it at the output limit", async () => {
+    fake.enqueue({ content: '{"verdict": "fi', finishReason: "length" }, { json: { verdict: "fine" } });
+    expect(await client().call(CALL)).toMatchObject({ text: '{"verdict": "fi', truncated: true });
+    expect((await client().call(CALL)).truncated).toBeUndefined();
+  });
+
   it("returns broken JSON content as text, for the caller's schema check", async () => {
     fake.enqueue({ content: '{"verdict": "fi' });
     expect((await client().call(CALL)).text).toBe('{"verdict": "fi');

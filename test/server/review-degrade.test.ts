@@ -124,6 +124,23 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
       expect(counts, stage).toMatchObject({ retried: 0, lost: 0 });
   });
 
+  it("asks again for shorter output when an answer was cut off at the model's output limit", async () => {
+    let cut = false;
+    const { t, run } = await start((req) => {
+      if (schemaOf(req) === "findings" && !cut) {
+        cut = true;
+        return { content: '{"findings": [{"level": "MUST", "message": "The retry', finishReason: "length" };
+      }
+      return answerFor(req);
+    });
+    expect(run.status, run.error ?? "").toBe("done");
+    const asked = fake.completions.filter((r) => r.prompt.includes("It was cut off at your output limit"));
+    expect(asked.map(schemaOf)).toEqual(["findings"]);
+    expect(asked[0]!.prompt).toContain("Your previous answer was not valid: not JSON");
+    const report = await json<Report>(t.req("GET", `/runs/${run.id}/report`));
+    expect(report.answers_by_stage?.findings).toMatchObject({ retried: 1, lost: 0 });
+  });
+
   it("stops a model call after SPEC_REVIEW_MODEL_TIMEOUT_S, as a slow local model needs set", async () => {
     process.env.SPEC_REVIEW_MODEL_TIMEOUT_S = "1";
     try {
