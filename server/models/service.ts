@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { ModelCallError, type ModelClient } from "../../core/review/model.js";
+import { DEFAULT_RETRY } from "../../core/review/steps.js";
 import type { Db } from "../db/index.js";
 import { modelBackends, roleAssignments } from "../db/schema.js";
 import type { Clock, Logger } from "../deps.js";
@@ -121,6 +122,13 @@ export function modelCallTimeoutMs(
       `SPEC_REVIEW_MODEL_TIMEOUT_S must be a number of seconds from 1 to 3600, not ${JSON.stringify(raw)}`,
     );
   return Math.round(s * 1000);
+}
+
+/** The step runner's limit for a client call timeout: a minute past it, never under the default. */
+export function reviewRetryFor(callTimeoutMs: number | undefined): { timeoutMs: number } | undefined {
+  return callTimeoutMs === undefined
+    ? undefined
+    : { timeoutMs: Math.max(DEFAULT_RETRY.timeoutMs, callTimeoutMs + 60_000) };
 }
 
 /** The small structured call `POST /admin/backends/{id}/test` sends. */
@@ -338,6 +346,14 @@ export class ModelService implements ModelRoles {
       throw err;
     }
     this.#logger.info("model backend deleted", { backend_id: id });
+  }
+
+  /**
+   * The review's own limit on one call (the step runner's): past the client's timeout, so a
+   * configured SPEC_REVIEW_MODEL_TIMEOUT_S over the default is not cut short by it.
+   */
+  reviewRetry(): { timeoutMs: number } | undefined {
+    return reviewRetryFor(this.#callTimeoutMs);
   }
 
   #secretOf(row: BackendRow): string | undefined {

@@ -20,6 +20,8 @@ export interface RoleModel {
 export interface ModelRoles {
   /** The backend and model assigned to a role; undefined when the role has none. */
   forRole(role: RoleName): Promise<RoleModel | undefined>;
+  /** The review step runner's limit on one call, when the call timeout is configured. */
+  reviewRetry?(): { timeoutMs: number } | undefined;
 }
 
 export interface Budget {

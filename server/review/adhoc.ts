@@ -11,7 +11,15 @@ import { readSettings } from "../settings.js";
 import { DbStepCache } from "./cache.js";
 import { textFiles } from "./bundle.js";
 import { estimateReview } from "../../core/review/estimate.js";
-import { ReviewBase, ROLES, profileBrief, mergeFindings, questionApi, reviewRoles } from "./common.js";
+import {
+  ReviewBase,
+  ROLES,
+  profileBrief,
+  mergeFindings,
+  questionApi,
+  retryOf,
+  reviewRoles,
+} from "./common.js";
 import { findingApi } from "../findings.js";
 
 /** How long POST /reviews keeps the files and result. */
@@ -81,6 +89,7 @@ export class AdhocReviews extends ReviewBase {
         profile: profileBrief(profile, lint.profile_key),
         roles: reviewRoles(roles),
         parallel: (await readSettings(this.db)).parallel_calls,
+        ...retryOf(this.deps.models),
         cache: new DbStepCache(this.db, clock),
         budget: this.budgetGate(),
         ...(opts.signal ? { signal: opts.signal } : {}),

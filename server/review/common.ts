@@ -8,7 +8,7 @@ import type { Profile } from "../../core/profile/schema.js";
 import type { Db } from "../db/index.js";
 import type { Deps } from "../deps.js";
 import { ApiError } from "../errors.js";
-import type { RoleName, RoleModel } from "../models/types.js";
+import type { ModelRoles, RoleName, RoleModel } from "../models/types.js";
 import { DbStepCache } from "./cache.js";
 import { redact } from "../redact.js";
 import type { RunFinding } from "../findings.js";
@@ -98,6 +98,12 @@ export class ReviewBase {
       throw err;
     }
   }
+}
+
+/** The step runner's call limit, when the service's call timeout is configured. */
+export function retryOf(models: ModelRoles) {
+  const retry = models.reviewRetry?.();
+  return retry ? { retry } : {};
 }
 
 export function reviewRoles(roles: Record<RoleName, RoleModel>): ReviewRoles {

@@ -22,7 +22,16 @@ import { openRunTools } from "../mcp/run-tools.js";
 import { parseFrontmatter } from "../../core/markdown/frontmatter.js";
 import { externalTargets } from "../../core/trace/links.js";
 import { saveLinkChecks } from "../mcp/link-checks.js";
-import { ReviewBase, ROLES, profileBrief, mergeFindings, errorText, reviewRoles, round } from "./common.js";
+import {
+  ReviewBase,
+  ROLES,
+  profileBrief,
+  mergeFindings,
+  errorText,
+  retryOf,
+  reviewRoles,
+  round,
+} from "./common.js";
 import { findingApi, type RunFinding } from "../findings.js";
 
 /** Full runs: queue one, estimate one, run one to its end (the worker calls `execute`). */
@@ -293,6 +302,7 @@ export class RunExecution extends ReviewBase {
         profile: brief,
         roles: reviewRoles(roles),
         parallel: settings.parallel_calls,
+        ...retryOf(this.deps.models),
         cache: new DbStepCache(this.db, clock),
         budget: this.budgetGate(),
         signal,

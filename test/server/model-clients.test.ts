@@ -13,7 +13,7 @@ import { OpenAICompatibleClient, retryAfterMs, strictCompatible } from "../../se
 import { AgentCliClient, extractJson, onPath } from "../../server/models/agent-cli.js";
 import { modelClientFor } from "../../server/models/clients.js";
 import { PROVIDERS } from "../../server/models/providers.js";
-import { modelCallTimeoutMs } from "../../server/models/service.js";
+import { modelCallTimeoutMs, reviewRetryFor } from "../../server/models/service.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 
 const AGENT = resolve(import.meta.dirname, "../../fixtures/fake-agent-cli/agent.mjs");
@@ -441,6 +441,10 @@ describe("SPEC_REVIEW_MODEL_TIMEOUT_S", () => {
     expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: " " })).toBeUndefined();
     expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: "600" })).toBe(600_000);
     expect(modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: "1.5" })).toBe(1_500);
+    // The review's own limit on a call stays past the client's, so a long timeout is not cut short.
+    expect(reviewRetryFor(600_000)).toEqual({ timeoutMs: 660_000 });
+    expect(reviewRetryFor(1_000)).toEqual({ timeoutMs: 180_000 });
+    expect(reviewRetryFor(undefined)).toBeUndefined();
     for (const bad of ["0", "3601", "ten", "NaN", "-1"])
       expect(() => modelCallTimeoutMs({ SPEC_REVIEW_MODEL_TIMEOUT_S: bad }), bad).toThrow(
         /SPEC_REVIEW_MODEL_TIMEOUT_S must be a number of seconds from 1 to 3600/,

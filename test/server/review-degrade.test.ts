@@ -19,6 +19,7 @@ import {
   type RecordedRequest,
 } from "../helpers/fake-openai.js";
 import { answerFor, configureModels, docIdOf, settle } from "../core/review/e2e-helpers.js";
+import { reviewRetryFor } from "../../server/models/service.js";
 import type { Items, SpecDoc } from "../helpers/types.js";
 import type {
   BuildQuestionListSchema,
@@ -145,9 +146,10 @@ describe("the full review degrades, never dies", { timeout: 120_000 }, () => {
     process.env.SPEC_REVIEW_MODEL_TIMEOUT_S = "1";
     try {
       // With the default 120 s, four tries would outlast this test's timeout.
-      const { run } = await start(() => ({ hang: true }));
+      const { t, run } = await start(() => ({ hang: true }));
       expect(run.status).toBe("failed");
       expect(run.error).toMatch(/^model_call_failed: .*timed out/);
+      expect(t.services.models.reviewRetry()).toEqual(reviewRetryFor(1_000));
     } finally {
       delete process.env.SPEC_REVIEW_MODEL_TIMEOUT_S;
     }
