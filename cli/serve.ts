@@ -154,9 +154,26 @@ export async function serveCommand(argv: string[]): Promise<number> {
         `spec-review: moved the data of an earlier version from ${join(opts.folder, CONFIG_FOLDER)} to ${opts.dataDir}\n`,
       );
   }
-  const { startServer } = await import("../server/start.js");
+  const { startServer, shutdownGraceMs } = await import("../server/start.js");
   const { RemoteRefused } = await import("../server/auth/remote.js");
-  let server;
+  // Signals are handled from here on: one that comes while the server is still starting (its
+  // first admin invite is made after it listens) closes it gracefully once it has started;
+  // a start that takes longer than the grace period is ended with 1.
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let signalled = false;
+  const close = (running: NonNullable<typeof server>) =>
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  const stop = () => {
+    if (signalled) return;
+    signalled = true;
+    if (server) void close(server);
+    else setTimeout(() => process.exit(1), shutdownGraceMs()).unref();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
   try {
     server = await startServer({
       ...opts,
@@ -175,14 +192,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ? `spec-review serving ${opts.folder} at ${base}/api/v1 (docs: ${base}/api/v1/docs)\n`
       : `spec-review serving hosted mode at ${base}/api/v1 (docs: ${base}/api/v1/docs; listening on ${server.url})\n`,
   );
-  const stop = () => {
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  if (signalled) void close(server);
   return -1; // keep running
 }
 
