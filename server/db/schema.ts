@@ -57,6 +57,12 @@ export const bundles = pgTable(
     headNumber: bigint("head_number", { mode: "number" }).notNull().default(0),
     /** Set when the folder is gone from disk; the bundle is hidden until it comes back. */
     goneAt: ts("gone_at"),
+    /**
+     * Set when the bundle was archived (its repohost source was deleted): kept and readable
+     * with `archived: true`, left out of lists unless asked, every write refused. Apart from
+     * `gone_at`, which hides a bundle whose folder left the disk or the branch.
+     */
+    archivedAt: ts("archived_at"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },
@@ -461,10 +467,12 @@ export const users = pgTable(
     role: text("role").notNull(),
     /** `scrypt$N$r$p$<salt b64>$<hash b64>` (server/auth/passwords.ts). */
     passwordHash: text("password_hash").notNull(),
+    /** The GitHub login linked to the account (lower-cased; at most one account per login). */
+    githubLogin: text("github_login"),
     createdAt: ts("created_at").notNull(),
     removedAt: ts("removed_at"),
   },
-  (t) => [uniqueIndex("users_email").on(t.email)],
+  (t) => [uniqueIndex("users_email").on(t.email), uniqueIndex("users_github_login").on(t.githubLogin)],
 );
 
 /** A signed-in browser: the cookie holds the token, the table only its SHA-256. */
