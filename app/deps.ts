@@ -2,6 +2,8 @@
 import type { Db } from "../server/db/index.js";
 import type { Clock, Logger } from "../server/deps.js";
 import type { RepohostSources } from "../server/repohost/sources.js";
+import type { BundleStore } from "../server/store/types.js";
+import type { WaiverArea } from "../server/waivers/index.js";
 import type { FullReviewDeps, PullReviews } from "./pr-review.js";
 import type { ThreadSink } from "./threads-port.js";
 
@@ -27,4 +29,10 @@ export interface AppDeps {
   publicUrl?: string;
   /** The full reviews running, one per pull request (a newer push supersedes the older). */
   pullReviews: PullReviews;
+  /**
+   * The waivers area and the bundle store: a pull request approved on GitHub by a linked
+   * login approves the sidecar waivers that name it (app/handlers/pr-approval.ts). Without
+   * it, approvals decide nothing.
+   */
+  waivers?: { store: BundleStore; area: WaiverArea };
 }

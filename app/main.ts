@@ -10,6 +10,8 @@
  *                              with models and budget, a full review completes the check
  *   check_run rerequested      ("Re-run" on the Build Ready check) the same, on a new check
  *   pull_request_review_comment a thread (or a message) through the threads port
+ *   pull_request_review submitted, approved
+ *                              by a linked login: the sidecar waivers that name it are approved
  *   issue_comment              logged (conversation comments have no line to anchor to)
  */
 import type { Probot } from "probot";
@@ -21,6 +23,7 @@ import { onPush } from "./handlers/push.js";
 import { checkPullRequest, failedCheck } from "./handlers/pull-request.js";
 import { settleLeftover } from "./pr-leftovers.js";
 import { onReviewComment } from "./handlers/review-comment.js";
+import { approvalsOfMerge, onPullRequestApproved } from "./handlers/pr-approval.js";
 
 function ownerRepo(fullName: string): { owner: string; repo: string } {
   const [owner = "", repo = ""] = fullName.split("/");
@@ -143,6 +146,15 @@ async function pullsOf(
 
 export function appMain(app: Probot, deps: AppDeps): void {
   deps.repohost.app = installationAccess(app, deps.apiUrl);
+  // A merge that brings hand-written sidecar entries: the pull request's approvals on GitHub count.
+  if (deps.waivers)
+    deps.waivers.area.onSidecarRequests = async (ev) => {
+      await approvalsOfMerge(
+        (id) => app.auth(id),
+        { docId: ev.docId, bundleId: ev.bundleId, versionId: ev.version.id },
+        deps,
+      );
+    };
   const once = (ctx: { id: string; name: string }, run: () => Promise<void>) =>
     onceper(deps.db, { id: ctx.id, name: ctx.name, now: deps.clock.now() }, run).then((r) => {
       if (r === "duplicate")
@@ -253,7 +265,24 @@ export function appMain(app: Probot, deps: AppDeps): void {
             diff_hunk: c.diff_hunk,
             ...(c.in_reply_to_id !== undefined ? { in_reply_to_id: c.in_reply_to_id } : {}),
             user: { login: c.user?.login ?? "ghost", email: c.user?.email ?? null },
+            author_association: c.author_association,
           },
+        },
+        deps,
+      );
+    }),
+  );
+
+  app.on("pull_request_review.submitted", (ctx) =>
+    once(ctx, async () => {
+      const review = ctx.payload.review;
+      await onPullRequestApproved(
+        ctx.octokit,
+        {
+          ...ownerRepo(ctx.payload.repository.full_name),
+          pullNumber: ctx.payload.pull_request.number,
+          state: review.state,
+          reviewer: review.user?.login ?? "ghost",
         },
         deps,
       );

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { createNodeMiddleware, Probot } from "probot";
 import { createApp } from "../server/app.js";
-import { jsonLogger, systemClock, type Logger } from "../server/deps.js";
-import { ensureFirstAdminInvite } from "../server/auth/first-admin.js";
+import { systemClock } from "../server/deps.js";
+import { firstAdminInvite, firstAdminLine } from "../server/auth/first-admin.js";
+import { pinoLogger, type LogFormat } from "../server/log.js";
 import { packageRoot } from "../server/paths.js";
 import { apiUrlFromEnv } from "../server/repohost/github.js";
 import { createServices } from "../server/services.js";
@@ -37,11 +38,18 @@ export interface AppServerOptions {
   /** Where review comments go (default: the service's threads, app/threads-sink.ts). */
   threads?: ThreadSink;
   print?: (line: string) => void;
+  /**
+   * `pretty` (default): the admin invite is a plain line (`print`), and the caller prints
+   * `startLine`. `json`: it is a field of one start-up record on the log (server/log.ts).
+   */
+  logFormat?: LogFormat;
 }
 
 export interface RunningApp {
   url: string;
   port: number;
+  /** What `spec-review app` says once started (the start-up record's message in JSON). */
+  startLine: string;
   close(): Promise<void>;
 }
 
@@ -53,7 +61,7 @@ function serverUrlOf(apiUrl: string): string {
 }
 
 export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
-  const logger: Logger = jsonLogger({ debug: opts.debug });
+  const logger = pinoLogger({ debug: opts.debug });
   const apiUrl = (opts.apiUrl ?? apiUrlFromEnv()).replace(/\/+$/, "");
   const services = await createServices({
     mode: "hosted",
@@ -100,6 +108,7 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
         budget: services.budget,
         ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
         pullReviews,
+        waivers: { store: services.store, area: services.waivers },
       }),
       { probot, webhooksPath: WEBHOOKS_PATH },
     );
@@ -132,11 +141,27 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       webhooks: WEBHOOKS_PATH,
       github: apiUrl,
     });
-    const invite = await ensureFirstAdminInvite(services);
-    if (invite) (opts.print ?? ((l: string) => process.stderr.write(l + "\n")))(invite);
+    const url = `http://${host}:${port}`;
+    const startLine = `spec-review app listening on ${url} (API /api/v1, webhooks ${WEBHOOKS_PATH})`;
+    const invite = await firstAdminInvite(services);
+    if (opts.logFormat === "json")
+      logger.startup(
+        startLine,
+        {
+          url,
+          webhooks: WEBHOOKS_PATH,
+          ...(invite && "url" in invite ? { admin_invite: invite.url } : {}),
+          ...(invite && "openSince" in invite
+            ? { admin_invite_open_since: invite.openSince.toISOString() }
+            : {}),
+        },
+        [invite && "token" in invite ? invite.token : undefined],
+      );
+    else if (invite) (opts.print ?? ((l: string) => process.stderr.write(l + "\n")))(firstAdminLine(invite));
     return {
-      url: `http://${host}:${port}`,
+      url,
       port,
+      startLine,
       close: async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         stopReplies();

@@ -8,10 +8,15 @@ import type { Logger } from "../server/deps.js";
 
 /** Who wrote a comment on GitHub, as the App resolved it (docs/app.md, "People"). */
 export interface CommentAuthor {
-  /** The account with that verified GitHub login or email, when one exists. */
+  /** The account that linked that GitHub login (or has that verified email), when one exists. */
   accountId?: string;
   /** The GitHub login, shown as such when no account matches (never a member by accident). */
   login: string;
+  /**
+   * The workspace role the commenter acts with: the account's, or, with no account, the one
+   * `github_association_role` gives an OWNER, MEMBER or COLLABORATOR. None: a guest.
+   */
+  role?: "admin" | "member" | "viewer";
 }
 
 export interface ReviewCommentInput {

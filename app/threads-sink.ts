@@ -13,16 +13,25 @@ import { anchorAt } from "../core/anchor/anchor.js";
 import { decodeText } from "../core/lint/engine.js";
 import { parseMarkdown } from "../core/markdown/document.js";
 import { githubCommentThreads } from "../server/db/schema.js";
+import { inArchivedBundle } from "../server/auth/authorize.js";
 import type { Deps } from "../server/deps.js";
 import type { Author } from "../server/threads/service.js";
 import { personAuthor } from "../server/wiring.js";
 import type { RepohostSources } from "../server/repohost/sources.js";
 import type { CommentAuthor, ThreadSink } from "./threads-port.js";
 
-/** A GitHub commenter: the matching account, else recorded by login (never a member by accident). */
+/**
+ * A GitHub commenter: the matching account; else, placed by `github_association_role`, a
+ * person known by login only; else recorded by login as a guest (never a member by accident).
+ */
 async function authorOf(d: Deps, a: CommentAuthor): Promise<Author> {
   if (a.accountId) return personAuthor(d, a.accountId);
-  return { id: `github:${a.login}`, name: `@${a.login} on GitHub`, kind: "guest" };
+  return { id: `github:${a.login}`, name: `@${a.login} on GitHub`, kind: a.role ? "user" : "guest" };
+}
+
+/** Who may address the AI from GitHub: a member or an admin (a viewer or a guest asks people). */
+function mayAskAi(a: CommentAuthor): boolean {
+  return a.role === "member" || a.role === "admin";
 }
 
 async function threadOf(d: Deps, commentId: number): Promise<string | undefined> {
@@ -74,6 +83,8 @@ export function serviceThreadSink(d: Deps): ThreadSink {
       if (input.body.includes(FROM_SERVICE)) return undefined;
       const known = await threadOf(d, input.commentId);
       if (known) return { threadId: known };
+      // An archived bundle takes no thread (as the API refuses one with `bundle_archived`).
+      if (await inArchivedBundle(d.db, "doc", input.docId)) return undefined;
       const rec = await d.store.doc(input.docId);
       let anchor: { anchor_kind: "text" | "section"; anchor: unknown } = {
         anchor_kind: "section",
@@ -95,10 +106,10 @@ export function serviceThreadSink(d: Deps): ThreadSink {
           ? input.body
           : `${input.body}\n\n> ${input.file}, line ${input.line} of pull request #${input.pullNumber}: ${quote}`;
       const author = await authorOf(d, input.author);
-      // Someone who is not a member asks the people, not the AI (rule 9, as for guests).
+      // Someone who is not a member asks the people, not the AI (rule 9, as for guests; a viewer too).
       const thread = await d.threads.open(author, input.docId, {
         ...anchor,
-        addressed_to: input.toAi && author.kind !== "guest" ? "ai" : "humans",
+        addressed_to: input.toAi && author.kind !== "guest" && mayAskAi(input.author) ? "ai" : "humans",
         title:
           body
             .split("\n")[0]!
@@ -118,6 +129,7 @@ export function serviceThreadSink(d: Deps): ThreadSink {
       if (await threadOf(d, input.commentId)) return; // carried already
       const threadId = await threadOf(d, input.inReplyTo);
       if (!threadId) return; // a reply to a comment that opened no thread (not on a spec doc)
+      if (await inArchivedBundle(d.db, "thread", threadId)) return; // its bundle takes no message
       const at = await placeOf(d, threadId);
       await d.threads.post(await authorOf(d, input.author), threadId, input.body, "github");
       await remember(

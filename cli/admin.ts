@@ -17,6 +17,9 @@ Commands:
   set-role <email> <admin|member|viewer>
   remove <email>                        offboard a person: sign-in refused, every
                                         session and API token ends at once
+  github-login <email> <login>          link a GitHub login to a person (the App places
+                                        their comments and approvals by it)
+  github-login <email> --clear          unlink it
 
 Options:
   --data-dir <dir>     the embedded database of the hosted service (when DATABASE_URL is not set)
@@ -66,6 +69,7 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
       allowPositionals: true,
       options: {
         role: { type: "string" },
+        clear: { type: "boolean" },
         "data-dir": { type: "string" },
         "public-url": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -81,7 +85,13 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
     io.out(ADMIN_USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const expected: Record<string, number> = { invite: 0, users: 0, "set-role": 2, remove: 1 };
+  const expected: Record<string, number> = {
+    invite: 0,
+    users: 0,
+    "set-role": 2,
+    remove: 1,
+    "github-login": values.clear ? 1 : 2,
+  };
   if (!(command in expected)) {
     io.err(`spec-review admin: unknown command '${command}' (see spec-review admin --help)`);
     return 2;
@@ -124,7 +134,15 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
       case "users": {
         for (const p of await accounts.people({ includeRemoved: true }))
           io.out(
-            [p.email, p.role, p.name, p.removed_at ? `removed ${p.removed_at}` : ""].join("\t").trimEnd(),
+            [
+              p.email,
+              p.role,
+              p.name,
+              p.removed_at ? `removed ${p.removed_at}` : "",
+              p.github_login ? `github:${p.github_login}` : "",
+            ]
+              .join("\t")
+              .trimEnd(),
           );
         break;
       }
@@ -136,6 +154,21 @@ export async function adminCommand(argv: string[], io: AdminIo = defaultIo): Pro
       case "remove": {
         await accounts.remove(args[0]!);
         io.out(`${args[0]} removed: signed out everywhere, API tokens revoked`);
+        break;
+      }
+      case "github-login": {
+        const { GitHubLink, githubOAuthFromEnv } = await import("../server/auth/github-link.js");
+        const id = await accounts.idOf(args[0]!);
+        await new GitHubLink(database.db, () => new Date(), githubOAuthFromEnv(io.env)).setLogin(
+          id,
+          values.clear ? null : args[1]!,
+        );
+        const p = await accounts.person(id);
+        io.out(
+          p.github_login
+            ? `${p.email} is @${p.github_login} on GitHub`
+            : `${p.email} has no GitHub login linked`,
+        );
         break;
       }
     }

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseOrUsage, strictArgs, UsageError } from "./args.js";
+import type { LogFormat } from "../server/log.js";
 
 export const APP_USAGE = `Usage: spec-review app [options]
 
@@ -28,6 +29,8 @@ Environment:
   GHE_HOST, GHE_PROTOCOL  a GitHub Enterprise Server (API at <protocol>://<host>/api/v3)
   SPEC_REVIEW_SECRET_KEY  base64 of 32 bytes: seals the repohost token and backend secrets (required)
   PUBLIC_URL              the address people reach the service at
+  LOG_FORMAT              json (every line on stderr one JSON record) or pretty (the start
+                          lines as plain text); default: pretty on a terminal, else json
 `;
 
 function need(env: NodeJS.ProcessEnv, name: string): string {
@@ -71,12 +74,29 @@ export async function appCommand(argv: string[]): Promise<number> {
   const parsed = parseOrUsage("app", () => parseAppArgs(argv), APP_USAGE);
   if ("exit" in parsed) return parsed.exit;
   const opts = parsed.options;
+  const { logFormatFrom, pinoLogger } = await import("../server/log.js");
+  let logFormat: LogFormat;
+  try {
+    logFormat = logFormatFrom();
+  } catch (err) {
+    process.stderr.write(`spec-review app: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
   if (!opts.databaseUrl) mkdirSync(opts.dataDir, { recursive: true });
   const { startApp } = await import("../app/server.js");
-  const running = await startApp(opts);
-  process.stderr.write(
-    `spec-review app listening on ${running.url} (API /api/v1, webhooks /api/github/webhooks)\n`,
-  );
+  let running: Awaited<ReturnType<typeof startApp>>;
+  try {
+    running = await startApp({ ...opts, logFormat });
+  } catch (err) {
+    if (logFormat !== "json") throw err;
+    // In JSON, a start that fails is a record too.
+    pinoLogger().error("spec-review app: the start failed", {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return 1;
+  }
+  // In JSON, the start-up record said it (app/server.ts).
+  if (logFormat === "pretty") process.stderr.write(`${running.startLine}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGINT", stop);

@@ -19,6 +19,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CONFIG_FOLDER, repositoryProfilesDir } from "../node/profiles.js";
 import { isLoopback, parsePublicUrl } from "../server/public-url.js";
+import type { LogFormat } from "../server/log.js";
 
 export const SERVE_USAGE = `Usage: spec-review serve [folder] [options]
        spec-review serve --hosted [options]
@@ -48,6 +49,8 @@ Environment:
   SPEC_REVIEW_SECRET_KEY  base64 of 32 random bytes (openssl rand -base64 32): seals model
                           backend secrets; required in hosted mode
   LOG_LEVEL               debug for more log lines
+  LOG_FORMAT              json (every line on stderr one JSON record) or pretty (the start
+                          lines as plain text); default: pretty on a terminal, else json
 
 Profiles: the built-ins, plus the folder's own in .spec-review/profiles/<key>/ (commit
 them), plus each --profiles folder; a profile with the key of an earlier one replaces it.
@@ -133,6 +136,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const parsed = parseOrUsage("serve", () => parseServeArgs(argv), SERVE_USAGE);
   if ("exit" in parsed) return parsed.exit;
   const opts = parsed.options;
+  const { logFormatFrom, pinoLogger } = await import("../server/log.js");
+  let logFormat: LogFormat;
+  try {
+    logFormat = logFormatFrom();
+  } catch (err) {
+    process.stderr.write(`spec-review serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  const json = logFormat === "json";
   if (opts.mode === "hosted") {
     const problem = await secretKeyProblem();
     if (problem) {
@@ -148,11 +160,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 2;
   }
   if (opts.defaultDataDir && opts.folder !== undefined) {
-    const moved = moveLegacyData(opts.folder);
-    if (moved.length > 0)
-      process.stderr.write(
-        `spec-review: moved the data of an earlier version from ${join(opts.folder, CONFIG_FOLDER)} to ${opts.dataDir}\n`,
-      );
+    let moved: string[];
+    try {
+      moved = moveLegacyData(opts.folder);
+    } catch (err) {
+      if (!json) throw err;
+      return startFailed(err);
+    }
+    const line = `spec-review: moved the data of an earlier version from ${join(opts.folder, CONFIG_FOLDER)} to ${opts.dataDir}`;
+    if (moved.length > 0 && json) pinoLogger().info(line, { moved });
+    else if (moved.length > 0) process.stderr.write(`${line}\n`);
   }
   const { startServer, shutdownGraceMs } = await import("../server/start.js");
   const { RemoteRefused } = await import("../server/auth/remote.js");
@@ -179,21 +196,30 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...opts,
       databaseUrl: process.env.DATABASE_URL,
       debug: process.env.LOG_LEVEL === "debug",
+      logFormat,
       prepareDataDir,
     });
   } catch (err) {
-    if (!(err instanceof RemoteRefused)) throw err;
-    process.stderr.write(`spec-review serve: ${err.message}\n`);
-    return 2;
+    if (err instanceof RemoteRefused) {
+      process.stderr.write(`spec-review serve: ${err.message}\n`);
+      return 2;
+    }
+    if (!json) throw err;
+    return startFailed(err);
   }
-  const base = server.publicUrl ?? server.url;
-  process.stderr.write(
-    opts.folder !== undefined
-      ? `spec-review serving ${opts.folder} at ${base}/api/v1 (docs: ${base}/api/v1/docs)\n`
-      : `spec-review serving hosted mode at ${base}/api/v1 (docs: ${base}/api/v1/docs; listening on ${server.url})\n`,
-  );
+  // In JSON, the start-up record said it (server/start.ts).
+  if (!json) process.stderr.write(`${server.startLine}\n`);
   if (signalled) void close(server);
   return -1; // keep running
+}
+
+/** In JSON, a start that fails (the database unreachable, the port taken) is a record too: exit 1. */
+async function startFailed(err: unknown): Promise<number> {
+  const { pinoLogger } = await import("../server/log.js");
+  pinoLogger().error("spec-review serve: the start failed", {
+    error: err instanceof Error ? err.message : String(err),
+  });
+  return 1;
 }
 
 function readableFolder(folder: string): string {

@@ -12,8 +12,9 @@ import { commandArgs, usageError } from "./args.js";
 export const TRACE_USAGE = `spec-review trace [paths...] [options]
 
 Prints, for each folder (default: the current one), the trace matrix of every bundle that
-other bundles implement (rows: its IDs; columns: the docs implementing it; covered,
-referenced or missing), the IDs nobody takes on, broken links and suggested IDs.
+other bundles implement (rows: its IDs; columns: the docs implementing it; each cell
+covered, referenced or missing, as in the JSON output), the gaps (IDs nobody takes on),
+link problems and suggested IDs.
 
 Options:
   -f, --format <text|json>  output format (default: text)
@@ -24,8 +25,6 @@ Options:
 Exit status: 0 fine, 1 a broken link (or a gap with --strict), 2 usage error.
 `;
 
-const MARK: Record<string, string> = { covered: "covered", referenced: "named", missing: "-" };
-
 /** The text report of one folder. */
 export function traceText(folder: string, t: FolderTrace): string {
   const out: string[] = [`# ${folder}`];
@@ -33,21 +32,22 @@ export function traceText(folder: string, t: FolderTrace): string {
   for (const m of t.matrices) {
     out.push("", `${m.upstream}: implemented by ${m.columns.join(", ")}`);
     const head = ["ID", ...m.columns];
-    const rows = m.rows.map((r, k) => [r.id, ...m.cells[k]!.map((c) => MARK[c]!)]);
+    // Each cell in the words of the API and the JSON output: covered, referenced or missing.
+    const rows = m.rows.map((r, k) => [r.id, ...m.cells[k]!]);
     const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
     for (const r of [head, ...rows])
       out.push(`  ${r.map((v, c) => v.padEnd(widths[c]!)).join("  ")}`.trimEnd());
   }
   if (t.gaps.length > 0) {
-    out.push("", "IDs no downstream doc names:");
+    out.push("", "gaps (IDs no downstream doc references or covers):");
     for (const g of t.gaps) out.push(`  ${g.upstream}:${g.line} ${g.id}`);
   }
   if (t.problems.length > 0) {
-    out.push("", "Link problems:");
+    out.push("", "problems (links):");
     for (const p of t.problems) out.push(`  ${p.slug} ${p.code} ${p.message}`);
   }
   if (t.suggestions.length > 0) {
-    out.push("", "Requirements without an ID (suggested):");
+    out.push("", "suggestions (requirements without an ID):");
     for (const s of t.suggestions) out.push(`  ${s.slug}/${s.file}:${s.line} ${s.id} ${s.text}`);
   }
   if (t.matrices.length === 0 && t.problems.length === 0) out.push("", "No bundle implements another.");

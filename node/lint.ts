@@ -15,7 +15,8 @@ import type { Profile } from "../core/profile/schema.js";
 import { linkFindings, type BrokenLink } from "../core/trace/link-findings.js";
 import { frontmatterLinks, type LinkKind } from "../core/trace/links.js";
 import { computeVerdict, type Verdict } from "../core/verdict/verdict.js";
-import { entryMatches, parseSidecar, sidecarPath } from "../core/waivers/sidecar.js";
+import { ambiguityText, namedFinding } from "../core/waivers/match.js";
+import { parseSidecar, sidecarPath } from "../core/waivers/sidecar.js";
 import { walkFiles } from "./walk.js";
 
 const toPosix = (p: string) => (sep === "/" ? p : p.split(sep).join("/"));
@@ -41,10 +42,12 @@ export interface SidecarWaiverSeen {
   check: string;
   reason: string;
   requested_by: string;
-  /** Ids of the findings it names. */
+  /** The id of the one finding it names (core/waivers/match.ts); empty when it names none. */
   findings: string[];
-  /** The verdict counts it (the workflow trusts sidecar waivers); otherwise listed only. */
+  /** The verdict counts it (the workflow trusts sidecar waivers, and it names a finding); otherwise listed only. */
   counted: boolean;
+  /** Why it names no finding although its text fits several. */
+  problem?: string;
 }
 
 /** A doc linted on disk: the engine's result, its lint verdict, and where each finding is. */
@@ -134,13 +137,19 @@ function sidecarWaivers(
   const parsed = parseSidecar(decodeText(readFileSync(file)).text);
   return {
     path,
-    waivers: parsed.waivers.map((w) => ({
-      check: w.check ?? "",
-      reason: w.reason ?? "",
-      requested_by: w.requested_by ?? "",
-      findings: findings.filter((f) => entryMatches(w, f)).map((f) => f.id),
-      counted: trust,
-    })),
+    waivers: parsed.waivers.map((w) => {
+      // The service's rule (core/waivers/match.ts): trusted, an entry's id is taken as signed.
+      const named = namedFinding(w, findings, trust);
+      const problem = ambiguityText(named);
+      return {
+        check: w.check ?? "",
+        reason: w.reason ?? "",
+        requested_by: w.requested_by ?? "",
+        findings: named.kind === "one" ? [named.id] : [],
+        counted: trust && named.kind === "one",
+        ...(problem ? { problem } : {}),
+      };
+    }),
     ...(parsed.problem ? { problem: parsed.problem } : {}),
   };
 }

@@ -18,6 +18,8 @@ export class BundleIndex {
   private readonly views = new Map<string, Bundle>();
   /** Who may see each bundle (its visibility and author), for lists filtered per caller. */
   private readonly audiences = new Map<string, BundleAudience>();
+  /** Bundles held that are archived: lists leave them out unless asked. */
+  private readonly archivedIds = new Set<string>();
   private sorted: Bundle[] | null = null;
   private loaded = false;
   /** Bumped by `reloadAll`: a load that started before it does not count as complete. */
@@ -72,15 +74,21 @@ export class BundleIndex {
 
   /**
    * Bundles after the slug `after`, by slug; `more` when a next page exists. `visible`: only
-   * the bundles it accepts (what the caller may see; server/auth/visibility.ts).
+   * the bundles it accepts (what the caller may see; server/auth/visibility.ts). Archived
+   * bundles are left out unless `archived` (the index holds them, for `?archived=true`).
    */
   async page(
     limit: number,
     after?: string,
     visible?: (bundle: BundleAudience) => boolean,
+    archived = false,
   ): Promise<{ items: Bundle[]; more: boolean }> {
     await this.fresh();
     const list = this.ordered();
+    const keep =
+      archived || this.archivedIds.size === 0
+        ? visible
+        : (b: BundleAudience) => !this.archivedIds.has(b.id) && (!visible || visible(b));
     let lo = 0;
     if (after !== undefined) {
       let hi = list.length;
@@ -90,11 +98,11 @@ export class BundleIndex {
         else hi = mid;
       }
     }
-    if (!visible) return { items: list.slice(lo, lo + limit), more: lo + limit < list.length };
+    if (!keep) return { items: list.slice(lo, lo + limit), more: lo + limit < list.length };
     const items: Bundle[] = [];
     for (let i = lo; i < list.length; i++) {
       const view = list[i]!;
-      if (!visible(this.audiences.get(view.id)!)) continue;
+      if (!keep(this.audiences.get(view.id)!)) continue;
       if (items.length === limit) return { items, more: true };
       items.push(view);
     }
@@ -111,13 +119,16 @@ export class BundleIndex {
     after: string | undefined,
     extra: E,
     build: (page: { items: Bundle[]; more: boolean }, extra: E) => unknown,
+    archived = false,
   ): Promise<Uint8Array<ArrayBuffer>> {
     await this.fresh();
-    const key = `${limit}\u0000${after ?? ""}`;
+    const key = `${limit}\u0000${after ?? ""}\u0000${archived ? 1 : 0}`;
     const hit = this.json.get(key);
     if (hit && hit.extra === extra) return hit.bytes;
     // Kept as UTF-8 bytes: a string would be encoded again for every answer.
-    const bytes = new TextEncoder().encode(JSON.stringify(build(await this.page(limit, after), extra)));
+    const bytes = new TextEncoder().encode(
+      JSON.stringify(build(await this.page(limit, after, undefined, archived), extra)),
+    );
     // Bounded: every cursor a client sends is a key.
     if (this.json.size >= 64) this.json.clear();
     this.json.set(key, { extra, bytes });
@@ -146,22 +157,25 @@ export class BundleIndex {
     try {
       const rows = !full
         ? await this.store.bundlesByIds(ids)
-        : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER });
+        : await this.store.listBundles({ limit: Number.MAX_SAFE_INTEGER, archived: true });
       const latest = await this.runs.latestRuns(rows.map((r) => r.doc.id));
       if (full) {
         this.views.clear();
         this.audiences.clear();
+        this.archivedIds.clear();
         this.readers.clear();
       } else
         for (const id of ids) {
           this.views.delete(id);
           this.audiences.delete(id);
+          this.archivedIds.delete(id);
         }
       for (const r of rows) {
         const run = latest.get(r.doc.id);
         this.views.set(r.bundle.id, bundleView(r, run));
         const { id, visibility, createdBy } = r.bundle;
         this.audiences.set(id, { id, visibility, createdBy });
+        if (r.bundle.archived) this.archivedIds.add(id);
         for (const up of run?.upstream?.bundleIds ?? []) {
           let set = this.readers.get(up);
           if (!set) this.readers.set(up, (set = new Set()));

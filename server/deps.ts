@@ -14,6 +14,7 @@ import type { HeavyPool } from "./heavy/pool.js";
 import type { ReviewService } from "./review/service.js";
 import type { Authenticator } from "./auth/actor.js";
 import type { Accounts } from "./auth/accounts.js";
+import type { GitHubLink } from "./auth/github-link.js";
 import type { McpConnections } from "./mcp/connections.js";
 import type { VerificationService } from "./verify/service.js";
 import type { ThreadService } from "./threads/service.js";
@@ -63,6 +64,8 @@ export interface Deps {
   auth: Authenticator;
   /** People, invites, sign-in, sessions and API tokens (hosted mode; server/auth/accounts.ts). */
   accounts: Accounts;
+  /** People's GitHub logins: the App's user authorization and the admin's setting (server/auth/github-link.ts). */
+  githubLink?: GitHubLink;
   /** Waivers, acknowledgements, the sidecar, review status, the inbox, next actions (server/waivers). */
   waivers: WaiverArea;
   /** The workspace settings, cached until written (server/settings.ts). */

@@ -73,6 +73,11 @@ export const ERROR_CODES = {
   email_taken: { status: 409, title: "An account with that email address exists" },
   invite_not_revocable: { status: 409, title: "Only an unused invite can be revoked" },
   last_admin: { status: 409, title: "The workspace would have no admin left" },
+  // GitHub logins of accounts (docs/accounts.md, "GitHub login")
+  github_link_unavailable: { status: 503, title: "Linking a GitHub login is not set up on this service" },
+  oauth_state_invalid: { status: 400, title: "The GitHub authorization's state is not valid" },
+  github_oauth_failed: { status: 502, title: "GitHub did not complete the authorization" },
+  github_login_taken: { status: 409, title: "The GitHub login is linked to another account" },
   hosted_only: { status: 409, title: "Accounts exist in hosted mode only" },
   invite_used: { status: 410, title: "The invite was used" },
   invite_expired: { status: 410, title: "The invite has expired" },
@@ -106,7 +111,7 @@ export const ERROR_CODES = {
     status: 409,
     title: "No App installation or repohost token can read this repository",
   },
-  repohost_reader_missing: { status: 501, title: "Reading repositories from the repo host is not set up" },
+  repohost_reader_missing: { status: 409, title: "This service reads no repositories from a repo host" },
   claim_file_not_found: { status: 400, title: "A claim names a file the commit does not have" },
   claim_quote_not_found: { status: 400, title: "A claim's quote is not in its file" },
   claim_quote_ambiguous: { status: 400, title: "A claim's quote appears in its file more than once" },
@@ -138,6 +143,7 @@ export const ERROR_CODES = {
   },
   waiver_exists: { status: 409, title: "A waiver for this is already requested or approved" },
   waiver_not_open: { status: 409, title: "The waiver is not waiting for a decision" },
+  waiver_ambiguous: { status: 409, title: "The waiver's text fits more than one finding" },
   already_approved: { status: 409, title: "This caller has approved it already" },
   not_an_acknowledgement: { status: 409, title: "Only an approved acknowledgement can be withdrawn" },
   not_build_ready: { status: 409, title: "Approval needs a current Build Ready verdict" },
@@ -155,6 +161,23 @@ export const ERROR_CODES = {
     title: "The repository's .spec-review/config.yaml is not a YAML mapping",
   },
   draft_conflict: { status: 409, title: "The branch changed the draft's files since the draft started" },
+  bundle_archived: { status: 409, title: "The bundle is archived: it can be read, not changed" },
+  content_unavailable: {
+    status: 410,
+    title:
+      "The file's content can no longer be read: its bundle is archived and its repo host does not answer",
+  },
+  repohost_bundle_in_repo: {
+    status: 409,
+    title:
+      "A repohost bundle lives in its repo: stop reading its source, or delete its folder in a pull request",
+  },
+  repohost_bundle_create: { status: 409, title: "New bundles of a repohost source are made in its repo" },
+  // ---- model backends (docs/models.md) ----
+  secret_key_missing: {
+    status: 409,
+    title: "The server has no secret key, so it keeps no model backends or roles",
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -11,6 +11,7 @@ import type { Env } from "./http.js";
 import { NotFoundError } from "./errors.js";
 import { API_VERSION } from "./version.js";
 import { applySecurity } from "./auth/openapi-security.js";
+import { operationDescription } from "./openapi-descriptions.js";
 
 /** Tags in the order the document lists them; a family's routes name one of these. */
 export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
@@ -37,7 +38,7 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
 
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"] as const;
 
-type Operation = { operationId?: string; tags?: string[] };
+type Operation = { operationId?: string; tags?: string[]; description?: string };
 type Document = ReturnType<OpenAPIHono<Env>["getOpenAPI31Document"]>;
 
 /** `get` + `/docs/{docId}/files/content` -> `getDocsByDocIdFilesContent`: the id of an operation that names none. */
@@ -55,7 +56,7 @@ export function derivedOperationId(method: string, path: string): string {
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 
-/** The whole document: every routed operation, with tags listed and an operationId on each. */
+/** The whole document: every routed operation, with tags listed, and an operationId and a description on each. */
 export function buildDocument(api: OpenAPIHono<Env>): Document {
   const doc = api.getOpenAPI31Document({
     openapi: "3.1.0",
@@ -63,9 +64,11 @@ export function buildDocument(api: OpenAPIHono<Env>): Document {
       title: "Spec Review Service API",
       version: API_VERSION,
       description:
-        "Decides whether a specification is ready to be built from. Every error is `application/problem+json` " +
-        "with a stable `code` (docs/errors.md). Operations marked `x-not-implemented` are routed but not built yet " +
-        "and answer 501 `not_implemented`.",
+        "Decides whether a specification is ready to be built from. Every operation of the contract is built. " +
+        "Every error is `application/problem+json` with a stable `code` (docs/errors.md); each operation's " +
+        "description names its notable codes and who may call it (docs/permissions.md).",
+      contact: { name: "spec-review maintainers" },
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
     },
     servers: [{ url: "/api/v1" }],
   });
@@ -75,6 +78,8 @@ export function buildDocument(api: OpenAPIHono<Env>): Document {
       const op = (item as Partial<Record<string, Operation>>)[method];
       if (!op) continue;
       op.operationId ??= derivedOperationId(method, path);
+      // What it does, its notable errors and who may call it (server/openapi-descriptions.ts).
+      op.description ??= operationDescription(op.operationId, method, path);
       for (const t of op.tags ?? []) used.add(t);
     }
   }

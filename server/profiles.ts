@@ -85,8 +85,15 @@ export class ProfileRegistry {
     private readonly repositoryDirs: readonly string[] = [],
   ) {}
 
-  /** Seed the built-ins and load the current version of every profile. */
-  async start(): Promise<void> {
+  /**
+   * Write the built-ins and the repository's profiles: a profile not there yet gets its
+   * first version, one whose head is still a seeded version that differs gets the next.
+   * Instances starting together run it one at a time (server/services.ts takes the start
+   * lock, server/db/index.ts), and it is idempotent besides: a profile or version another
+   * instance wrote first is read back (ON CONFLICT DO NOTHING, then the row, locked), never
+   * written twice, so a second start with the same files adds no version. `reload` after.
+   */
+  async seed(): Promise<void> {
     const now = this.clock.now();
     const layers = [
       { dir: this.builtinDir, origin: "built-in" as const },
@@ -101,26 +108,29 @@ export class ProfileRegistry {
         continue;
       }
       await this.db.transaction(async (tx) => {
-        const [row] = await tx.select().from(profiles).where(eq(profiles.key, b.key)).for("update");
-        if (!row) {
-          await tx.insert(profiles).values({
-            key: b.key,
-            builtin: b.builtin,
-            headNumber: 1,
-            createdAt: now,
-            updatedAt: now,
-          });
-          await tx.insert(profileVersions).values({
-            key: b.key,
-            number: 1,
-            yaml: b.yaml,
-            template: b.template,
-            createdBy: author,
-            message: what,
-            createdAt: now,
-          });
+        const made = await tx
+          .insert(profiles)
+          .values({ key: b.key, builtin: b.builtin, headNumber: 1, createdAt: now, updatedAt: now })
+          .onConflictDoNothing({ target: profiles.key })
+          .returning({ key: profiles.key });
+        if (made.length > 0) {
+          await tx
+            .insert(profileVersions)
+            .values({
+              key: b.key,
+              number: 1,
+              yaml: b.yaml,
+              template: b.template,
+              createdBy: author,
+              message: what,
+              createdAt: now,
+            })
+            .onConflictDoNothing({ target: [profileVersions.key, profileVersions.number] });
           return;
         }
+        // There already: read it, locked until this transaction ends.
+        const [row] = await tx.select().from(profiles).where(eq(profiles.key, b.key)).for("update");
+        if (!row) return;
         const [head] = await tx
           .select()
           .from(profileVersions)
@@ -130,15 +140,20 @@ export class ProfileRegistry {
           (head.createdBy === BUILTIN_AUTHOR || head.createdBy === REPOSITORY_AUTHOR) &&
           (head.yaml !== b.yaml || head.template !== b.template)
         ) {
-          await tx.insert(profileVersions).values({
-            key: b.key,
-            number: row.headNumber + 1,
-            yaml: b.yaml,
-            template: b.template,
-            createdBy: author,
-            message: `${what} updated`,
-            createdAt: now,
-          });
+          const added = await tx
+            .insert(profileVersions)
+            .values({
+              key: b.key,
+              number: row.headNumber + 1,
+              yaml: b.yaml,
+              template: b.template,
+              createdBy: author,
+              message: `${what} updated`,
+              createdAt: now,
+            })
+            .onConflictDoNothing({ target: [profileVersions.key, profileVersions.number] })
+            .returning({ number: profileVersions.number });
+          if (added.length === 0) return;
           await tx
             .update(profiles)
             .set({
@@ -150,7 +165,6 @@ export class ProfileRegistry {
         }
       });
     }
-    await this.reload();
   }
 
   /** Load the current version of every profile (another instance changed one: server/cluster-wire.ts). */

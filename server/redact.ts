@@ -41,13 +41,23 @@ const PATTERNS: Array<[RegExp, string | ((...m: string[]) => string)]> = [
 
 /**
  * The text with every known secret and credential-shaped value masked; `also`: secrets of
- * this call (masked at 4 characters or more).
+ * this call (masked at 4 characters or more). `keep`: values left as they are, whatever
+ * masks them otherwise; only the log's start-up record keeps any (the first admin invite's
+ * token and the local API token, which the operator needs: server/log.ts).
  */
-export function redact(text: string, also: ReadonlyArray<string | undefined> = []): string {
+export function redact(
+  text: string,
+  also: ReadonlyArray<string | undefined> = [],
+  keep: readonly string[] = [],
+): string {
   let out = text;
+  // Kept values are set aside as placeholders no mask matches (a NUL never occurs in a JSON line).
+  const kept = keep.filter((v) => v.length > 0 && out.includes(v));
+  kept.forEach((v, i) => (out = out.replaceAll(v, `\u0000${i}\u0000`)));
   for (const secret of also) if (secret && secret.length >= 4) out = out.replaceAll(secret, MASK);
   for (const secret of knownSorted) if (out.includes(secret)) out = out.replaceAll(secret, MASK);
   for (const [re, by] of PATTERNS) out = typeof by === "string" ? out.replace(re, by) : out.replace(re, by);
+  kept.forEach((v, i) => (out = out.replaceAll(`\u0000${i}\u0000`, v)));
   return out;
 }
 

@@ -14,7 +14,7 @@
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { runs as runsTable } from "./db/schema.js";
-import { openDatabase, type Database } from "./db/index.js";
+import { openDatabase, withStartLock, type Database } from "./db/index.js";
 import { LocalStore } from "./store/local.js";
 import { DbStore } from "./store/db/store.js";
 import type { BundleStore } from "./store/types.js";
@@ -39,6 +39,7 @@ import { ReviewService } from "./review/service.js";
 import { createReviewWorker } from "./review/worker.js";
 import { localAuthenticator, type Actor, type Authenticator } from "./auth/actor.js";
 import { Accounts } from "./auth/accounts.js";
+import { GitHubLink, githubOAuthFromEnv } from "./auth/github-link.js";
 import { hostedAuthenticator } from "./auth/hosted.js";
 import { guestAuthenticator } from "./auth/guests.js";
 import { DEFAULT_PUBLIC_URL } from "./public-url.js";
@@ -208,7 +209,9 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       config.profilesDir ?? join(packageRoot(), "profiles"),
       config.profileDirs ?? [],
     );
-    await profiles.start();
+    // Instances starting together on one database seed one at a time, under the migrations' lock.
+    await withStartLock(database, () => profiles.seed());
+    await profiles.reload();
     const settings = new SettingsCache(db);
     const local = localStoreOf(config, db, clock, logger, settings);
     const primary: BundleStore = local ?? new DbStore({ db, clock, logger, limits: limitsFrom(settings) });
@@ -298,6 +301,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
           ? localAuthenticator(config.actor)
           : hostedAuthenticator(accounts.sessions, config.guestAuth ?? guestAuthenticator({ db, clock }))),
       accounts,
+      githubLink: new GitHubLink(db, () => clock.now(), githubOAuthFromEnv()),
       waivers: waiverArea,
       settings,
       linkBase,

@@ -41,11 +41,23 @@ export const SETTING_FIELDS = {
     required: true,
     meaning: "model calls at a time per run",
   },
+  github_association_role: {
+    type: "enum",
+    values: ["off", "viewer", "member"],
+    default: "off",
+    required: false,
+    meaning:
+      "the role the GitHub App gives a commenter or reviewer with no linked account whose author_association is OWNER, MEMBER or COLLABORATOR; off: such a person is a guest",
+  },
 } as const;
 
 type Fields = typeof SETTING_FIELDS;
 export type Settings = {
-  -readonly [K in keyof Fields]: Fields[K]["default"] extends boolean ? boolean : number;
+  -readonly [K in keyof Fields]: Fields[K] extends { values: readonly (infer V)[] }
+    ? V
+    : Fields[K]["default"] extends boolean
+      ? boolean
+      : number;
 };
 
 export const SETTING_DEFAULTS: Settings = Object.fromEntries(

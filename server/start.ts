@@ -6,9 +6,11 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp, type HttpOptions } from "./app.js";
-import { jsonLogger, systemClock } from "./deps.js";
+import { systemClock } from "./deps.js";
+import { pinoLogger, type LogFormat } from "./log.js";
+import { registerSecret } from "./redact.js";
 import { createServices } from "./services.js";
-import { ensureFirstAdminInvite } from "./auth/first-admin.js";
+import { firstAdminInvite, firstAdminLine } from "./auth/first-admin.js";
 import { localApiToken } from "./auth/remote.js";
 import { publicLink } from "./public-url.js";
 import { API_PREFIX } from "./version.js";
@@ -40,11 +42,21 @@ export interface StartOptions {
   allowRemote?: boolean;
   /** Where start-up lines for the operator go (the admin invite, the API token); default: stderr. */
   print?: (line: string) => void;
+  /**
+   * `pretty` (default): the API token and the admin invite are plain lines (`print`), and the
+   * caller prints `startLine`. `json`: they are fields of one start-up record on the log
+   * (`startLine` its message), the only record the redactor leaves them in (server/log.ts).
+   */
+  logFormat?: LogFormat;
+  /** Where log lines go (default: stderr). */
+  logWrite?: (line: string) => void;
   prepareDataDir: (dir: string) => void;
 }
 
 export interface RunningServer {
   url: string;
+  /** What `serve` says once started (the start-up record's message in JSON). */
+  startLine: string;
   /** The address people reach it at, when one was given. */
   publicUrl?: string;
   port: number;
@@ -57,6 +69,13 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** The line that says what is served, and where. */
+export function startLine(s: { folder?: string; base: string; url: string }): string {
+  return s.folder !== undefined
+    ? `spec-review serving ${s.folder} at ${s.base}${API_PREFIX} (docs: ${s.base}${API_PREFIX}/docs)`
+    : `spec-review serving hosted mode at ${s.base}${API_PREFIX} (docs: ${s.base}${API_PREFIX}/docs; listening on ${s.url})`;
+}
+
 /** How long a shutdown waits for runs and requests in flight. */
 export function shutdownGraceMs(env: Record<string, string | undefined> = process.env): number {
   const ms = Number(env.SPEC_REVIEW_SHUTDOWN_MS);
@@ -64,7 +83,7 @@ export function shutdownGraceMs(env: Record<string, string | undefined> = proces
 }
 
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
-  const logger = jsonLogger({ debug: opts.debug });
+  const logger = pinoLogger({ debug: opts.debug, ...(opts.logWrite ? { write: opts.logWrite } : {}) });
   const print = opts.print ?? ((line: string) => process.stderr.write(line + "\n"));
   // Local mode has no sign-in: beyond loopback it needs --allow-remote, and then a token on every request.
   const mode = opts.mode ?? "local";
@@ -118,14 +137,36 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.publicUrl !== undefined ? { public_url: publicLink(opts.publicUrl, API_PREFIX) } : {}),
     database: services.database.kind,
   });
-  if (apiToken)
+  // Masked in every log record but the start-up one.
+  registerSecret(apiToken);
+  const json = opts.logFormat === "json";
+  if (apiToken && !json)
     print(`api token: ${apiToken}  (send as Authorization: Bearer <token>; every request needs it)`);
-  const invite = await ensureFirstAdminInvite(services);
-  if (invite) print(invite);
+  const invite = await firstAdminInvite(services);
+  if (invite && !json) print(firstAdminLine(invite));
+  const listenUrl = `http://${host}:${port}`;
+  const base = opts.publicUrl ?? listenUrl;
+  const line = startLine({ folder: opts.folder, base, url: listenUrl });
+  if (json)
+    logger.startup(
+      line,
+      {
+        api: `${base}${API_PREFIX}`,
+        docs: `${base}${API_PREFIX}/docs`,
+        listening: listenUrl,
+        ...(apiToken ? { api_token: apiToken } : {}),
+        ...(invite && "url" in invite ? { admin_invite: invite.url } : {}),
+        ...(invite && "openSince" in invite
+          ? { admin_invite_open_since: invite.openSince.toISOString() }
+          : {}),
+      },
+      [apiToken, invite && "token" in invite ? invite.token : undefined],
+    );
   return {
-    url: `http://${host}:${port}`,
+    url: listenUrl,
     ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
     port,
+    startLine: line,
     close: async (graceMs = shutdownGraceMs()) => {
       const deadline = Date.now() + graceMs;
       services.lifecycle.draining = true;

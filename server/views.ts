@@ -20,6 +20,7 @@ export function docView(row: DocRecord, run?: RunRow): SpecDoc {
     status: d.status,
   };
   if (b.origin) doc.repohost = { ...b.origin };
+  if (b.archived) doc.archived = true;
   if (d.problems && d.problems.length > 0) doc.problems = d.problems;
   const verdict = docVerdict(run, v.number);
   if (verdict) doc.verdict = verdict;
@@ -27,7 +28,8 @@ export function docView(row: DocRecord, run?: RunRow): SpecDoc {
     if (run.status === "failed" && run.error) doc.run_error = run.error;
     if (run.adopt && (run.adopt.type !== undefined || run.adopt.size !== undefined)) doc.adopt = run.adopt;
   }
-  const next = nextAction(doc);
+  // An archived doc takes no change, so it has nothing to do next.
+  const next = b.archived ? undefined : nextAction(doc);
   if (next) doc.next_action = next;
   return doc;
 }
@@ -54,6 +56,7 @@ export function bundleView(row: DocRecord, run?: RunRow): Bundle {
     updated_at: bundle.updatedAt.toISOString(),
   };
   if (bundle.visibility) view.visibility = bundle.visibility;
+  if (bundle.archived) view.archived = true;
   return view;
 }
 

@@ -68364,6 +68364,33 @@ function stableId(parts) {
     const h2 = ids_hex(b);
     return `${h1}-${h2.slice(0, 4)}-8${h2.slice(5, 8)}-${ids_hex(c).slice(0, 4)}-${ids_hex(c).slice(4)}${ids_hex(d)}`;
 }
+const PARAGRAPH_BREAK = /\r?\n[ \t]*\r?\n/;
+/**
+ * What a finding's id is made of (lint and AI findings alike, never the message): file,
+ * check, heading path, quote, and the quote's context within its paragraph. The context
+ * tells two equal quotes of one section apart, so a second one written earlier does not
+ * take the first one's id; cut at blank lines, an edit in another paragraph (or heading)
+ * does not change it.
+ */
+function findingKey(check, anchor) {
+    const before = anchor.prefix.split(PARAGRAPH_BREAK).at(-1) ?? "";
+    const after = anchor.suffix.split(PARAGRAPH_BREAK)[0] ?? "";
+    return [anchor.file, check, anchor.heading_path.join("\u001f"), anchor.quote, before, after];
+}
+/** Stable ids from keys, equal keys told apart by their order (0 for the first). */
+class IdCounter {
+    seen = new Map();
+    make(parts) {
+        const k = parts.join("\u0000");
+        const n = this.seen.get(k) ?? 0;
+        this.seen.set(k, n + 1);
+        return stableId([...parts, String(n)]);
+    }
+}
+/** The id of a finding as made before ids took the quote's context (docs/waivers.md, legacy entries). */
+function idBeforeContext(file, check, headingPath, quote, n) {
+    return stableId([file, check, headingPath.join("\u001f"), quote, String(n)]);
+}
 
 ;// CONCATENATED MODULE: ./core/lint/types.ts
 const LEVELS = (/* unused pure expression or super */ null && (["MUST", "SHOULD", "INFO"]));
@@ -68440,16 +68467,11 @@ function paramsOf(entry) {
     }
     return cached;
 }
-/** Give each finding its stable id: file, check, heading path, quote and the occurrence among equal ones. */
+/** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
 function assignIds(findings) {
-    const seen = new Map();
-    for (const f of findings) {
-        const key = [f.anchor.file, f.check, f.anchor.heading_path.join("\u001f"), f.anchor.quote];
-        const k = key.join("\u0000");
-        const n = seen.get(k) ?? 0;
-        seen.set(k, n + 1);
-        f.id = stableId([...key, String(n)]);
-    }
+    const ids = new IdCounter();
+    for (const f of findings)
+        f.id = ids.make(findingKey(f.check, f.anchor));
 }
 /** The sentences opening with `Assumption:`, anchored. */
 function engine_assumptions(doc, file) {
@@ -69328,6 +69350,69 @@ function bundleState(verdicts) {
     return "build_ready";
 }
 
+;// CONCATENATED MODULE: ./core/waivers/match.ts
+/**
+ * Which finding a waiver names: the one rule behind the verdict's `waiver_count`, the
+ * sidecar's matches, `waiver_exists`, `lapsed` and the Action's count (docs/waivers.md).
+ * A waiver names one finding or none: text that fits several findings names none, so a
+ * waiver never excuses the lookalikes of the finding it was approved for.
+ */
+
+/** Ids of findings of earlier releases are tried up to this order among equal ones. */
+const LEGACY_ORDERS = 64;
+/**
+ * A finding id written before ids took the quote's context: it names no finding any more,
+ * so such an entry is matched by its text, as entries without an id are.
+ */
+function legacyId(t) {
+    if (!t.finding || t.check === undefined || t.file === undefined || t.quote === undefined)
+        return false;
+    for (let n = 0; n < LEGACY_ORDERS; n++)
+        if (idBeforeContext(t.file, t.check, t.section ?? [], t.quote, n) === t.finding)
+            return true;
+    return false;
+}
+const sameSection = (a, b) => a.length === b.length && a.every((h, i) => h === b[i]);
+/**
+ * The finding `target` names among `findings` (one review's). `bound`: its finding id is
+ * the service's word (a signed entry, a waiver requested or approved through the service,
+ * an entry the Action is told to trust); it names that finding and no other. Otherwise (no
+ * id, a legacy one, or a hand-written entry) check, quote, file and section together must
+ * fit exactly one finding, or an id it gives must be one of those that fit; a missing
+ * section is the doc's top, before any heading.
+ */
+function namedFinding(target, findings, bound) {
+    if (bound && target.finding && !legacyId(target))
+        return findings.some((f) => f.id === target.finding)
+            ? { kind: "one", id: target.finding, by: "id" }
+            : { kind: "none" };
+    if (target.check === undefined || !target.quote)
+        return { kind: "none" };
+    const ids = new Set();
+    for (const f of findings)
+        if (f.check === target.check &&
+            f.anchor.quote === target.quote &&
+            (target.file === undefined || f.anchor.file === target.file) &&
+            sameSection(f.anchor.heading_path ?? [], target.section ?? []))
+            ids.add(f.id);
+    const [first] = ids;
+    if (first === undefined)
+        return { kind: "none" };
+    if (ids.size === 1)
+        return { kind: "one", id: first, by: "text" };
+    // An id the entry gives picks among them (it must fit the text too: never a way around it).
+    if (target.finding && ids.has(target.finding))
+        return { kind: "one", id: target.finding, by: "text" };
+    return { kind: "many", ids: [...ids] };
+}
+/** Why a waiver names no finding although its text fits some (for a request, a view, the Action). */
+function ambiguityText(named) {
+    if (named.kind !== "many")
+        return undefined;
+    return (`its check, quote and section fit ${named.ids.length} findings, so it names none of them ` +
+        "(add the id of the one meant as finding:)");
+}
+
 ;// CONCATENATED MODULE: ./core/waivers/sidecar.ts
 /**
  * The sidecar file: `<main doc name without .md>.review.yaml` beside the main doc, the
@@ -69406,16 +69491,6 @@ const HEADER = [
 function renderSidecar(sidecar) {
     return (HEADER +
         stringify({ waivers: sidecar.waivers.map(clean), acknowledgements: sidecar.acknowledgements.map(clean) }, { lineWidth: 0 }));
-}
-/** Does a sidecar waiver entry name this finding (its stable id, else its check and quoted text)? */
-function entryMatches(entry, f) {
-    if (entry.finding !== undefined && entry.finding === f.id)
-        return true;
-    return (entry.check !== undefined &&
-        entry.check === f.check &&
-        !!entry.quote &&
-        entry.quote === f.anchor?.quote &&
-        (entry.file === undefined || entry.file === f.anchor.file));
 }
 
 ;// CONCATENATED MODULE: external "url"
@@ -70349,6 +70424,7 @@ function walk_walkFiles(root) {
 
 
 
+
 const toPosix = (p) => (sep === "/" ? p : p.split(sep).join("/"));
 /**
  * The bundles under `root`. `exclude` lists folders (relative to `root`) left out, such
@@ -70414,13 +70490,19 @@ function sidecarWaivers(bundleDir, mainPath, findings, trust) {
     const parsed = parseSidecar(decodeText((0,external_node_fs_namespaceObject.readFileSync)(file)).text);
     return {
         path,
-        waivers: parsed.waivers.map((w) => ({
-            check: w.check ?? "",
-            reason: w.reason ?? "",
-            requested_by: w.requested_by ?? "",
-            findings: findings.filter((f) => entryMatches(w, f)).map((f) => f.id),
-            counted: trust,
-        })),
+        waivers: parsed.waivers.map((w) => {
+            // The service's rule (core/waivers/match.ts): trusted, an entry's id is taken as signed.
+            const named = namedFinding(w, findings, trust);
+            const problem = ambiguityText(named);
+            return {
+                check: w.check ?? "",
+                reason: w.reason ?? "",
+                requested_by: w.requested_by ?? "",
+                findings: named.kind === "one" ? [named.id] : [],
+                counted: trust && named.kind === "one",
+                ...(problem ? { problem } : {}),
+            };
+        }),
         ...(parsed.problem ? { problem: parsed.problem } : {}),
     };
 }
@@ -71168,6 +71250,7 @@ function lintOne(root, bundle, profiles, runId, prefix = "", trustSidecarWaivers
                     requested_by: w.requested_by,
                     findings: w.findings.length,
                     counted: w.counted,
+                    ...(w.problem ? { problem: w.problem } : {}),
                 })),
             }
             : {}),
@@ -71372,7 +71455,7 @@ function sidecarDetails(results) {
         const counted = list.some((w) => w.counted);
         out.push("", `**Sidecar waivers of \`${html(r.doc)}\`** (unverified: only spec-review can check their signatures; ${counted ? "counted, as this workflow sets `trust-sidecar-waivers`" : "not counted"}):`, "");
         for (const w of list)
-            out.push(`- \`${w.check || "?"}\` (${w.findings} finding${w.findings === 1 ? "" : "s"})${w.requested_by ? ` asked by ${cell(w.requested_by)}` : ""}: ${cell(w.reason)}`);
+            out.push(`- \`${w.check || "?"}\` (${w.findings} finding${w.findings === 1 ? "" : "s"})${w.requested_by ? ` asked by ${cell(w.requested_by)}` : ""}: ${cell(w.reason)}${w.problem ? ` (${cell(w.problem)})` : ""}`);
     }
     return out;
 }

@@ -20,6 +20,8 @@ export interface ReviewCommentEvent {
     diff_hunk: string;
     in_reply_to_id?: number;
     user: { login: string; email?: string | null };
+    /** GitHub's `author_association` (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …). */
+    author_association?: string;
   };
 }
 
@@ -31,14 +33,22 @@ export function commentedLine(hunk: string): string {
 }
 
 /** The doc of a repohost bundle of this repo whose folder holds `path`, with the path inside it. */
-async function docOfPath(deps: AppDeps, owner: string, repo: string, path: string) {
+export async function docOfPath(deps: AppDeps, owner: string, repo: string, path: string) {
   const rows = await deps.db
     .select({ docId: docs.id, folder: repohostBundles.folder })
     .from(repohostBundles)
     .innerJoin(repohostSources, eq(repohostSources.id, repohostBundles.sourceId))
     .innerJoin(bundles, eq(bundles.id, repohostBundles.bundleId))
     .innerJoin(docs, eq(docs.bundleId, bundles.id))
-    .where(and(eq(repohostSources.owner, owner), eq(repohostSources.repo, repo), isNull(bundles.goneAt)));
+    .where(
+      and(
+        eq(repohostSources.owner, owner),
+        eq(repohostSources.repo, repo),
+        isNull(repohostSources.deletedAt),
+        isNull(bundles.goneAt),
+        isNull(bundles.archivedAt),
+      ),
+    );
   const hit = rows
     .filter((r) => r.folder === "." || path.startsWith(r.folder + "/"))
     .sort((a, b) => b.folder.length - a.folder.length)[0];
@@ -51,7 +61,7 @@ export async function onReviewComment(
   deps: AppDeps,
 ): Promise<"thread" | "reply" | "ignored"> {
   const c = ev.comment;
-  const author = await commentAuthor(deps.db, c.user.login, c.user.email);
+  const author = await commentAuthor(deps.db, c.user.login, c.user.email, c.author_association);
   if (c.in_reply_to_id !== undefined) {
     await deps.threads.addReply({ inReplyTo: c.in_reply_to_id, commentId: c.id, body: c.body, author });
     return "reply";

@@ -14,7 +14,7 @@ import type { Profile, ProfileCheck } from "../profile/schema.js";
 import { findAssumptions } from "./checks/assumptions.js";
 import { checkKind } from "./checks/index.js";
 import { docAnchorRange } from "./helpers.js";
-import { stableId } from "./ids.js";
+import { IdCounter, findingKey } from "./ids.js";
 import {
   lowerLevel,
   type CheckContext,
@@ -123,16 +123,10 @@ function paramsOf(entry: ProfileCheck): { ok: true; value: unknown } | { ok: fal
   return cached;
 }
 
-/** Give each finding its stable id: file, check, heading path, quote and the occurrence among equal ones. */
+/** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
 function assignIds(findings: Finding[]): void {
-  const seen = new Map<string, number>();
-  for (const f of findings) {
-    const key = [f.anchor.file, f.check, f.anchor.heading_path.join("\u001f"), f.anchor.quote];
-    const k = key.join("\u0000");
-    const n = seen.get(k) ?? 0;
-    seen.set(k, n + 1);
-    f.id = stableId([...key, String(n)]);
-  }
+  const ids = new IdCounter();
+  for (const f of findings) f.id = ids.make(findingKey(f.check, f.anchor));
 }
 
 /** The sentences opening with `Assumption:`, anchored. */

@@ -33,3 +33,49 @@ export function stableId(parts: readonly string[]): string {
   const h2 = hex(b);
   return `${h1}-${h2.slice(0, 4)}-8${h2.slice(5, 8)}-${hex(c).slice(0, 4)}-${hex(c).slice(4)}${hex(d)}`;
 }
+
+/** Where a finding is, as much as its id needs (an Anchor has more). */
+export interface IdAnchor {
+  file: string;
+  heading_path: readonly string[];
+  quote: string;
+  prefix: string;
+  suffix: string;
+}
+
+const PARAGRAPH_BREAK = /\r?\n[ \t]*\r?\n/;
+
+/**
+ * What a finding's id is made of (lint and AI findings alike, never the message): file,
+ * check, heading path, quote, and the quote's context within its paragraph. The context
+ * tells two equal quotes of one section apart, so a second one written earlier does not
+ * take the first one's id; cut at blank lines, an edit in another paragraph (or heading)
+ * does not change it.
+ */
+export function findingKey(check: string, anchor: IdAnchor): string[] {
+  const before = anchor.prefix.split(PARAGRAPH_BREAK).at(-1) ?? "";
+  const after = anchor.suffix.split(PARAGRAPH_BREAK)[0] ?? "";
+  return [anchor.file, check, anchor.heading_path.join("\u001f"), anchor.quote, before, after];
+}
+
+/** Stable ids from keys, equal keys told apart by their order (0 for the first). */
+export class IdCounter {
+  private readonly seen = new Map<string, number>();
+  make(parts: readonly string[]): string {
+    const k = parts.join("\u0000");
+    const n = this.seen.get(k) ?? 0;
+    this.seen.set(k, n + 1);
+    return stableId([...parts, String(n)]);
+  }
+}
+
+/** The id of a finding as made before ids took the quote's context (docs/waivers.md, legacy entries). */
+export function idBeforeContext(
+  file: string,
+  check: string,
+  headingPath: readonly string[],
+  quote: string,
+  n: number,
+) {
+  return stableId([file, check, headingPath.join("\u001f"), quote, String(n)]);
+}

@@ -16,6 +16,7 @@
  * run is cancelled (these stop every other step), or when a whole stage produced nothing
  * usable; the outcome keeps everything finished before.
  */
+import { findingKey } from "../lint/ids.js";
 import { buildCorpus, type CorpusSection } from "./corpus.js";
 import { ReviewError, StepRunner } from "./steps.js";
 import { IdMaker, isLostAnswer, tolerant, type StageContext } from "./stages/context.js";
@@ -113,11 +114,19 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     const asked = await tolerant(ctx, "questions", () => askQuestions(ctx, s));
     if (!asked) return;
     ctx.plan("readers", asked.length * ctx.readers);
+    // Judged concurrently: a finding's order among equal anchors comes from the list asked.
+    const seen = new Map<string, number>();
+    const nth = asked.map(({ anchor }) => {
+      const k = findingKey("build-question", anchor).join("\u0000");
+      const n = seen.get(k) ?? 0;
+      seen.set(k, n + 1);
+      return n;
+    });
     await Promise.all(
       asked.map(async ({ q, anchor, citedKeys, quote }, order) => {
         await judgeQuestion(ctx, q, await readQuestion(ctx, q, citedKeys, quote));
         questions.push({ section: si, order, q });
-        const f = questionFinding(ctx, q, anchor);
+        const f = questionFinding(ctx, q, anchor, nth[order]!);
         if (f) {
           q.finding_id = f.id;
           ctx.addFinding(f);

@@ -122,22 +122,3 @@ export function renderSidecar(sidecar: Omit<Sidecar, "problem">): string {
     )
   );
 }
-
-/** The fields of a finding a sidecar waiver matches on. */
-export interface WaivableFinding {
-  id: string;
-  check: string;
-  anchor: { file: string; quote: string };
-}
-
-/** Does a sidecar waiver entry name this finding (its stable id, else its check and quoted text)? */
-export function entryMatches(entry: SidecarWaiver, f: WaivableFinding): boolean {
-  if (entry.finding !== undefined && entry.finding === f.id) return true;
-  return (
-    entry.check !== undefined &&
-    entry.check === f.check &&
-    !!entry.quote &&
-    entry.quote === f.anchor?.quote &&
-    (entry.file === undefined || entry.file === f.anchor.file)
-  );
-}

@@ -75,6 +75,8 @@ export interface BundleResult {
     requested_by: string;
     findings: number;
     counted: boolean;
+    /** Why it names no finding although its text fits several. */
+    problem?: string;
   }>;
 }
 
@@ -215,6 +217,7 @@ export function lintOne(
             requested_by: w.requested_by,
             findings: w.findings.length,
             counted: w.counted,
+            ...(w.problem ? { problem: w.problem } : {}),
           })),
         }
       : {}),

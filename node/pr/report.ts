@@ -166,7 +166,7 @@ export function sidecarDetails(results: readonly BundleResult[]): string[] {
       out.push(
         `- \`${w.check || "?"}\` (${w.findings} finding${w.findings === 1 ? "" : "s"})${
           w.requested_by ? ` asked by ${cell(w.requested_by)}` : ""
-        }: ${cell(w.reason)}`,
+        }: ${cell(w.reason)}${w.problem ? ` (${cell(w.problem)})` : ""}`,
       );
   }
   return out;

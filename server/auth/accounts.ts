@@ -46,6 +46,8 @@ export interface PersonView {
   name: string;
   email: string;
   role: string;
+  /** The linked GitHub login, lower-cased (docs/accounts.md, "GitHub login"); null when none. */
+  github_login: string | null;
   created_at: string;
   removed_at?: string;
 }
@@ -359,9 +361,22 @@ export class Accounts {
       name: u.name,
       email: u.email,
       role: u.role,
+      github_login: u.githubLogin,
       created_at: u.createdAt.toISOString(),
       ...(u.removedAt ? { removed_at: u.removedAt.toISOString() } : {}),
     }));
+  }
+
+  /** One person by id (removed ones too), or 404. */
+  async person(id: string): Promise<PersonView> {
+    const found = (await this.people({ includeRemoved: true })).find((p) => p.id === id);
+    if (!found) throw new NotFoundError("user", id);
+    return found;
+  }
+
+  /** The id of the active person with this email address, or 404. */
+  async idOf(email: string): Promise<string> {
+    return (await this.activeUser(email)).id;
   }
 
   private async activeUser(email: string): Promise<typeof users.$inferSelect> {

@@ -46,6 +46,10 @@ export const PERMISSIONS = {
   "GET /me/tokens": "self",
   "POST /me/tokens": "self",
   "DELETE /me/tokens/{tokenId}": "self",
+  // a person's GitHub login (not in the contract; docs/accounts.md): their own through GitHub, anyone's by an admin
+  "GET /auth/github": "self",
+  "GET /auth/github/callback": "self",
+  "PUT /admin/users/{userId}/github-login": "admin",
   // bundles
   "GET /bundles": "read",
   "POST /bundles": "write",

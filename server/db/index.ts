@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PGlite as PGliteClass } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema.js";
 import { packageRoot } from "../paths.js";
@@ -28,6 +29,22 @@ export interface Database {
 
 /** The advisory lock key migrations run under (any fixed number; "spec-review" in ASCII, truncated). */
 const MIGRATION_LOCK = 0x73706563;
+
+/**
+ * Run `fn` while holding the lock migrations run under (Postgres): the start-up writes
+ * several instances starting together would race on (the built-in profiles, the first
+ * admin invite) are made one instance at a time, each finding what the one before wrote.
+ * The lock is a transaction's (`pg_advisory_xact_lock`), so it goes with the transaction
+ * however `fn` ends or the connection drops; `fn` writes through the pool as usual. PGlite
+ * has one process: `fn` just runs.
+ */
+export async function withStartLock<T>(database: Database, fn: () => Promise<T>): Promise<T> {
+  if (database.kind !== "postgres") return fn();
+  return database.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    return fn();
+  });
+}
 
 export function migrationsFolder(): string {
   return join(packageRoot(), "server", "db", "migrations");

@@ -475,6 +475,15 @@ export const users = pgTable(
   (t) => [uniqueIndex("users_email").on(t.email), uniqueIndex("users_github_login").on(t.githubLogin)],
 );
 
+/**
+ * The `state` of a GitHub login link (server/auth/github-link.ts) once used: its SHA-256,
+ * kept until it would have expired anyway, so each authorization is taken once.
+ */
+export const usedOauthStates = pgTable("used_oauth_states", {
+  hash: text("hash").primaryKey(),
+  expiresAt: ts("expires_at").notNull(),
+});
+
 /** A signed-in browser: the cookie holds the token, the table only its SHA-256. */
 export const sessions = pgTable(
   "sessions",

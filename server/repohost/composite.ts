@@ -99,7 +99,7 @@ export class CompositeStore implements BundleStore {
     return this.primary.currentLimits();
   }
 
-  async listBundles(opts: { limit: number; after?: string }): Promise<DocRecord[]> {
+  async listBundles(opts: { limit: number; after?: string; archived?: boolean }): Promise<DocRecord[]> {
     const [a, b] = await Promise.all([this.primary.listBundles(opts), this.repohost.listBundles(opts)]);
     return [...a, ...b]
       .sort((x, y) => (x.bundle.slug < y.bundle.slug ? -1 : x.bundle.slug > y.bundle.slug ? 1 : 0))

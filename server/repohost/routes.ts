@@ -33,10 +33,12 @@ export async function repohostDeletePlan(
     slug: row.bundle.slug,
     source_kind: "repohost" as const,
     action: "archive" as const,
-    sentence:
-      `The files live in ${where}. Stop reading the source (DELETE /repohost/sources/${source}): ` +
-      `this bundle and the others it reads are archived, their reviews and threads kept. ` +
-      `Or open a pull request that deletes the folder's ${stats.files} files in the repo.`,
+    sentence: row.bundle.archived
+      ? `The bundle is archived: its source, ${where}, was deleted. Its reviews and threads are kept ` +
+        `and can be read; it takes no change.`
+      : `The files live in ${where}. Stop reading the source (DELETE /repohost/sources/${source}): ` +
+        `this bundle and the others it reads are archived, their reviews and threads kept. ` +
+        `Or open a pull request that deletes the folder's ${stats.files} files in the repo.`,
     files: stats.files,
     bytes: stats.bytes,
     versions: stats.versions,

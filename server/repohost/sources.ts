@@ -336,7 +336,10 @@ export class RepohostSources {
     }
   }
 
-  /** Stop reading; the bundles are archived (hidden), their reviews and threads kept. */
+  /**
+   * Stop reading; the bundles are archived (kept and readable with `archived: true`, left
+   * out of lists, every change refused), their current files kept in the database.
+   */
   async remove(sourceId: string): Promise<void> {
     await this.get(sourceId);
     await this.db

@@ -4,7 +4,8 @@
  * branch that touched its folder (`created_by` the commit author, `message` its message);
  * the database keeps only their file lists, as git blob ids, and the bytes of a file are
  * read from git by that id when asked (a small in-memory cache in front), never copied
- * into the database. An edit through the API makes a draft: a version whose changed files
+ * into the database, but for an archived bundle's current files (its source was deleted:
+ * `archive`). An edit through the API makes a draft: a version whose changed files
  * are held in the service (sha256 blobs, as the `db` store keeps them) until it is
  * published as a pull request or discarded.
  *
@@ -76,7 +77,8 @@ export interface SyncResult {
   /** Bundles with a new version (or new bundles). */
   touched: number;
   created: number;
-  archived: number;
+  /** Bundles whose folder left the branch (hidden as gone, not archived). */
+  gone: number;
   problems: DiscoveryProblem[];
   skipped: string[];
 }
@@ -168,7 +170,7 @@ export class RepohostStore implements BundleStore {
     });
   }
 
-  async listBundles(opts: { limit: number; after?: string }): Promise<DocRecord[]> {
+  async listBundles(opts: { limit: number; after?: string; archived?: boolean }): Promise<DocRecord[]> {
     return this.withOrigin(await this.queries.list(opts));
   }
   async bundlesByIds(ids: readonly string[]): Promise<DocRecord[]> {
@@ -220,7 +222,7 @@ export class RepohostStore implements BundleStore {
   deleteBundle(): Promise<{ files: number }> {
     return Promise.reject(
       new ApiError(
-        "not_implemented",
+        "repohost_bundle_in_repo",
         "a repohost bundle lives in its repo: stop reading its source (DELETE /repohost/sources/{sourceId}) or delete its folder in a pull request (GET /bundles/{bundleId}/delete-plan)",
       ),
     );
@@ -231,7 +233,10 @@ export class RepohostStore implements BundleStore {
   }
   addFolder(): Promise<string[]> {
     return Promise.reject(
-      new ApiError("not_implemented", "new bundles of a repohost source come from its repo"),
+      new ApiError(
+        "repohost_bundle_create",
+        "new bundles of a repohost source come from its repo: add the folder there and sync the source",
+      ),
     );
   }
 
@@ -268,11 +273,12 @@ export class RepohostStore implements BundleStore {
     if (list.length > 0) return list;
     const { source, folder, commit } = await this.originOfVersion(versionId);
     if (!commit) return list;
-    const api = await this.clientFor(source);
     let tree;
     try {
+      const api = await this.clientFor(source);
       tree = await api.tree(source.owner, source.repo, commit);
     } catch (err) {
+      if (source.deletedAt) throw unavailable(source, `the files of commit ${commit}`, err);
       throw asApiError(err, `reading ${source.owner}/${source.repo} at ${commit}`);
     }
     const rows = tree.entries
@@ -294,17 +300,27 @@ export class RepohostStore implements BundleStore {
     );
   }
 
-  /** Bytes of a file: from git by blob id (cached), or a draft's blob from the database. */
+  /**
+   * Bytes of a file: from git by blob id (cached), or a draft's blob from the database. A
+   * deleted source's files are first looked for among those kept when its bundles were
+   * archived (`keepHead`); what is neither kept nor given by the repo host any more is
+   * `content_unavailable`.
+   */
   private async bytesOf(sha: string, source: SourceRow | undefined): Promise<Uint8Array> {
     if (!GIT_SHA.test(sha)) return this.versionRepo.blob(sha);
     const hit = this.blobCache.get(sha);
     if (hit) return hit;
     if (!source) throw new Error(`git blob ${sha} without a source`);
-    const api = await this.clientFor(source);
+    if (source.deletedAt) {
+      const kept = (await this.versionRepo.blobs([sha])).get(sha);
+      if (kept) return kept;
+    }
     let bytes: Uint8Array;
     try {
+      const api = await this.clientFor(source);
       bytes = await api.blob(source.owner, source.repo, sha);
     } catch (err) {
+      if (source.deletedAt) throw unavailable(source, `blob ${sha}`, err);
       throw asApiError(err, `reading ${source.owner}/${source.repo} blob ${sha}`);
     }
     this.remember(sha, bytes);
@@ -652,7 +668,7 @@ export class RepohostStore implements BundleStore {
           commit: head.sha,
           touched: 0,
           created: 0,
-          archived: 0,
+          gone: 0,
           problems: [],
           skipped: this.skippedOf(sourceId) ?? [],
         };
@@ -753,7 +769,7 @@ export class RepohostStore implements BundleStore {
       commit: head,
       touched: 0,
       created: 0,
-      archived: 0,
+      gone: 0,
       problems: [],
       skipped: [],
     };
@@ -823,8 +839,8 @@ export class RepohostStore implements BundleStore {
     }
     for (const [folder, prior] of known)
       if (!seen.has(folder) && !prior.b.goneAt) {
-        await this.archive(prior.b.id);
-        result.archived++;
+        await this.markGone(prior.b.id);
+        result.gone++;
       }
     const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
     this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
@@ -866,7 +882,7 @@ export class RepohostStore implements BundleStore {
       commit: head,
       touched: 0,
       created: 0,
-      archived: 0,
+      gone: 0,
       problems: [],
       skipped: this.skippedOf(source.id) ?? [],
     };
@@ -1131,22 +1147,89 @@ export class RepohostStore implements BundleStore {
     return true;
   }
 
-  /** Hide a bundle (its folder is gone, or its source was deleted); reviews and threads stay. */
-  async archive(bundleId: string): Promise<void> {
+  /**
+   * Hide a bundle whose folder left the branch (gone, as a folder gone from disk is): every
+   * read of it is 404 until the folder comes back; its reviews and threads stay.
+   */
+  async markGone(bundleId: string): Promise<void> {
     await this.db.update(bundles).set({ goneAt: this.clock.now() }).where(eq(bundles.id, bundleId));
     this.events.emit("changed", { bundleId });
   }
 
-  /** Bundles of a source that are not archived. */
+  /**
+   * Archive a bundle (its source was deleted): read as before with `archived: true`, left
+   * out of lists unless asked, every change refused (`bundle_archived`). Its current
+   * version's files are kept in the database first, so they stay readable once the repo
+   * host no longer answers (`keepHead`).
+   */
+  async archive(bundleId: string): Promise<void> {
+    await this.keepHead(bundleId);
+    await this.db.update(bundles).set({ archivedAt: this.clock.now() }).where(eq(bundles.id, bundleId));
+    this.events.emit("changed", { bundleId });
+  }
+
+  /**
+   * The bytes of the current version's files as the repo holds them, read now (the cache,
+   * else the repo host) and stored in `blobs` under their git blob ids: the ids the
+   * version's file list names, so the version reads back exactly, and an older version's
+   * file that did not change since is found there too. A file that cannot be read now is
+   * logged; reading it later answers `content_unavailable`.
+   */
+  private async keepHead(bundleId: string): Promise<void> {
+    const [row] = await this.db
+      .select({ head: bundles.headVersionId })
+      .from(bundles)
+      .where(eq(bundles.id, bundleId));
+    if (!row?.head) return;
+    const list = (await this.versionRepo.manifest(row.head)).filter((f) => GIT_SHA.test(f.sha256));
+    if (list.length === 0) return;
+    const { source } = await this.originOfVersion(row.head);
+    const kept = new Map<string, Uint8Array>();
+    const missed: string[] = [];
+    let why = "";
+    const limit = pLimit(8);
+    await Promise.all(
+      list.map((f) =>
+        limit(async () => {
+          try {
+            kept.set(f.sha256, await this.bytesOf(f.sha256, source));
+          } catch (err) {
+            missed.push(f.path);
+            why = err instanceof Error ? err.message : String(err);
+          }
+        }),
+      ),
+    );
+    await this.versionRepo.putBlobs(this.db, kept);
+    if (missed.length > 0)
+      this.logger.warn("archived bundle: files of the current version could not be kept", {
+        bundle: bundleId,
+        files: missed,
+        error: why,
+      });
+  }
+
+  /** Bundles of a source that are neither gone nor archived. */
   async liveBundles(sourceId: string): Promise<string[]> {
     const rows = await this.db
       .select({ id: bundles.id })
       .from(repohostBundles)
       .innerJoin(bundles, eq(bundles.id, repohostBundles.bundleId))
-      .where(and(eq(repohostBundles.sourceId, sourceId), isNull(bundles.goneAt)))
+      .where(and(eq(repohostBundles.sourceId, sourceId), isNull(bundles.goneAt), isNull(bundles.archivedAt)))
       .orderBy(asc(bundles.slug));
     return rows.map((r) => r.id);
   }
+}
+
+/** What an archived bundle's deleted source can no longer give: 410 `content_unavailable`. */
+function unavailable(source: SourceRow, what: string, err: unknown): ApiError {
+  const why = err instanceof ApiError ? err.code : err instanceof Error ? err.message : String(err);
+  return new ApiError(
+    "content_unavailable",
+    `${what} of ${source.owner}/${source.repo} cannot be read: the source was deleted (its bundles archived, their current files kept) and the repo host no longer gives it (${why})`,
+    {},
+    { cause: err },
+  );
 }
 
 /** Git's id of a blob: sha1 of its header and bytes. */

@@ -53,7 +53,7 @@ export async function loadReviewBundle(
         .select({ id: bundles.id, slug: bundles.slug, head: bundles.headVersionId, path: docs.path })
         .from(bundles)
         .innerJoin(docs, eq(docs.bundleId, bundles.id))
-        .where(and(isNull(bundles.goneAt)));
+        .where(and(isNull(bundles.goneAt), isNull(bundles.archivedAt)));
       for (const r of rows) {
         if (r.id === opts.bundleId || !r.head) continue;
         const full = r.slug === "." ? r.path : `${r.slug}/${r.path}`;

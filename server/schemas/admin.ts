@@ -28,10 +28,14 @@ export const SettingsSchema = z
       .optional()
       .openapi({ default: F.resolve_sources.default, description: F.resolve_sources.meaning }),
     parallel_calls: intSetting(F.parallel_calls),
+    github_association_role: z.enum(F.github_association_role.values).optional().openapi({
+      default: F.github_association_role.default,
+      description: F.github_association_role.meaning,
+    }),
   })
   .openapi("Settings", {
     description:
-      "request and response share this shape; on PUT, `resolve_sources` left out takes its default",
+      "request and response share this shape; on PUT, `resolve_sources` and `github_association_role` left out take their defaults",
   });
 
 // ---- invites and reset links ----
@@ -66,6 +70,29 @@ export const ResetLinkSchema = z
     expires_at: z.iso.datetime(),
   })
   .openapi("ResetLink");
+
+// ---- people's GitHub logins (docs/accounts.md, "GitHub login"; a product extension) ----
+
+export const GitHubLoginBodySchema = z
+  .strictObject({
+    github_login: z.string().min(1).max(40).nullable().openapi({
+      description: "the GitHub login (stored lower-cased; a leading `@` is dropped); null clears it",
+    }),
+  })
+  .openapi("GitHubLoginRequest");
+
+export const AccountSchema = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: z.string(),
+    github_login: z
+      .string()
+      .nullable()
+      .openapi({ description: "the linked GitHub login, lower-cased; null when none is linked" }),
+  })
+  .openapi("Account");
 
 // ---- model backends, presets, roles (2.11, 2.12) ----
 

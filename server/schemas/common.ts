@@ -95,6 +95,12 @@ export const RepohostOriginSchema = z
 
 export const SourceKind = z.enum(["local", "db", "repohost"]);
 
+/** `archived: true` on a bundle (and its docs) whose repohost source was deleted; absent otherwise. */
+const ArchivedField = z.boolean().optional().openapi({
+  description:
+    "true when the bundle is archived (its repohost source was deleted): it is read as before, left out of lists unless `archived=true` is asked, and every change is refused with `bundle_archived`; absent otherwise",
+});
+
 export const SpecDocSchema = z
   .object({
     id: Uuid,
@@ -104,6 +110,7 @@ export const SpecDocSchema = z
     profile_key: z.string(),
     source_kind: SourceKind,
     repohost: RepohostOriginSchema.optional(),
+    archived: ArchivedField,
     path: z.string(),
     current_version: VersionSchema,
     updated_at: z.iso.datetime(),
@@ -126,6 +133,7 @@ export const BundleSchema = z
     title: z.string(),
     source_kind: SourceKind,
     visibility: z.enum(["private", "internal", "link"]).optional(),
+    archived: ArchivedField,
     state: z.enum(["not_build_ready", "not_reviewed", "build_ready"]),
     docs: z.array(SpecDocSchema),
     updated_at: z.iso.datetime(),

@@ -85,6 +85,15 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
+/**
+ * `archived=true`: a list where bundles appear takes archived bundles too (their repohost
+ * source was deleted); by default it leaves them out (docs/api-decisions.md).
+ */
+export const ArchivedParam = z.enum(["true", "false"]).optional().openapi({
+  description:
+    "`true`: include archived bundles (whose repohost source was deleted), which the list leaves out by default",
+});
+
 /** Query of a paged list. */
 export const PageQuery = z.object({
   cursor: z.string().optional(),

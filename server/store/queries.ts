@@ -21,6 +21,7 @@ export function docRecord({ b, d, v }: Row): DocRecord {
       visibility: b.visibility,
       createdBy: b.createdBy,
       updatedAt: b.updatedAt,
+      ...(b.archivedAt ? { archived: true } : {}),
     },
     doc: {
       id: d.id,
@@ -49,8 +50,8 @@ export class BundleQueries {
       .innerJoin(versions, eq(versions.id, bundles.headVersionId));
   }
 
-  /** Visible bundles after the slug `after`, by slug. */
-  async list(opts: { limit: number; after?: string }): Promise<DocRecord[]> {
+  /** Visible bundles after the slug `after`, by slug; archived ones only with `archived`. */
+  async list(opts: { limit: number; after?: string; archived?: boolean }): Promise<DocRecord[]> {
     // Pick the page from bundles alone, then join only its rows: joining first made every
     // page read the docs and head versions of all bundles before sorting and cutting.
     const page = this.db
@@ -60,6 +61,7 @@ export class BundleQueries {
         and(
           eq(bundles.sourceKind, this.kind),
           isNull(bundles.goneAt),
+          opts.archived ? undefined : isNull(bundles.archivedAt),
           sql`${bundles.headVersionId} is not null`,
           opts.after === undefined ? undefined : gt(bundles.slug, opts.after),
         ),

@@ -44,6 +44,11 @@ export interface BundleInfo {
   /** Who created the bundle (its author); null for a bundle found on disk. */
   createdBy: string | null;
   updatedAt: Date;
+  /**
+   * Archived (its repohost source was deleted): readable as before, left out of lists unless
+   * asked, every write refused (409 `bundle_archived`). Absent for a bundle that is not.
+   */
+  archived?: boolean;
   /** Where a repohost bundle is read from, and its draft (contract 2.2); absent for other kinds. */
   origin?: RepohostOrigin;
 }
@@ -160,13 +165,16 @@ export interface BundleStore {
   currentLimits(): Promise<Limits>;
 
   // ------------------------------------------------------------------ bundles
-  /** Visible bundles after the slug `after`, by slug. */
-  listBundles(opts: { limit: number; after?: string }): Promise<DocRecord[]>;
-  /** Visible bundles among `ids` (any order). */
+  /**
+   * Visible bundles after the slug `after`, by slug; archived bundles only with `archived`
+   * (visible: not gone from disk or from its branch).
+   */
+  listBundles(opts: { limit: number; after?: string; archived?: boolean }): Promise<DocRecord[]>;
+  /** Visible bundles among `ids` (any order), archived ones included (`bundle.archived`). */
   bundlesByIds(ids: readonly string[]): Promise<DocRecord[]>;
-  /** A visible bundle, or 404 `not_found`. */
+  /** A visible bundle (an archived one too), or 404 `not_found`. */
   bundle(bundleId: string): Promise<DocRecord>;
-  /** A visible doc with its bundle, or 404 `not_found`. */
+  /** A visible doc with its bundle (an archived one too), or 404 `not_found`. */
   doc(docId: string): Promise<DocRecord>;
   /** The bundle of a doc, or 404 `not_found`. */
   bundleIdOfDoc(docId: string): Promise<string>;

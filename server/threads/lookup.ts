@@ -10,7 +10,7 @@ import type { BundleAudience } from "../auth/visibility.js";
 
 export const threadLookup = {
   noun: "thread",
-  async find(db: Db, id: string): Promise<BundleAudience | undefined> {
+  async find(db: Db, id: string): Promise<(BundleAudience & { archivedAt?: Date | null }) | undefined> {
     const [row] = await db
       .select({
         bundleId: threads.bundleId,
@@ -18,6 +18,7 @@ export const threadLookup = {
         visibility: bundles.visibility,
         createdBy: bundles.createdBy,
         gone: bundles.goneAt,
+        archivedAt: bundles.archivedAt,
       })
       .from(threads)
       .leftJoin(bundles, eq(bundles.id, threads.bundleId))
@@ -25,6 +26,11 @@ export const threadLookup = {
     if (!row) return undefined;
     if (row.bundleId === null) return { id: "", visibility: "internal", createdBy: null };
     if (row.gone !== null) return undefined;
-    return { id: row.bundleId, visibility: row.visibility, createdBy: row.createdBy };
+    return {
+      id: row.bundleId,
+      visibility: row.visibility,
+      createdBy: row.createdBy,
+      archivedAt: row.archivedAt,
+    };
   },
 };

@@ -29,11 +29,21 @@ export interface LoadedGraph {
   text(i: number): Promise<string>;
 }
 
-export async function loadGraph(store: BundleStore, profiles: ProfileRegistry, db: Db): Promise<LoadedGraph> {
-  const [records, held] = await Promise.all([
+/**
+ * The graph of the listed bundles. `also`: a doc the list leaves out (an archived one, whose
+ * own trace is still read), added to the graph; the others' views never count it.
+ */
+export async function loadGraph(
+  store: BundleStore,
+  profiles: ProfileRegistry,
+  db: Db,
+  also?: DocRecord,
+): Promise<LoadedGraph> {
+  const [listed, held] = await Promise.all([
     store.listBundles({ limit: Number.MAX_SAFE_INTEGER }),
     readHeldLinks(db),
   ]);
+  const records = also && !listed.some((r) => r.doc.id === also.doc.id) ? [...listed, also] : listed;
   const cache = traceCache(store);
   const docs: TraceDoc[] = await Promise.all(
     records.map(async (r) => {

@@ -90,7 +90,14 @@ export async function upstreamReads(
       })
       .from(bundles)
       .innerJoin(docs, eq(docs.bundleId, bundles.id))
-      .where(and(isNull(bundles.goneAt), sql`${bundles.headVersionId} is not null`, or(...which)))
+      .where(
+        and(
+          isNull(bundles.goneAt),
+          isNull(bundles.archivedAt),
+          sql`${bundles.headVersionId} is not null`,
+          or(...which),
+        ),
+      )
   ).filter((r) => r.bundleId !== self.bundleId);
   const ref = (r: Omit<typeof self, "held" | "blocking">): DocRef => ({
     id: r.id,

@@ -9,7 +9,7 @@
  *   `opened_blocking_thread` stays false).
  * - RepoReader: the repo host (issue 16). Reads a repository at a commit through the
  *   GitHub App's installation token, else the workspace's repohost token. Default: every
- *   call is 501 `repohost_reader_missing`.
+ *   call is 409 `repohost_reader_missing`.
  * - VerificationWaivers: which trace IDs an approved verification waiver excuses in a
  *   repo. Default: the verification_waivers table this branch writes (server/verify/waivers.ts).
  */
@@ -78,7 +78,7 @@ export interface RepoReader {
 const missing = () =>
   new ApiError(
     "repohost_reader_missing",
-    "this service cannot read repositories from the repo host yet; verify a folder or a git repository on disk in local mode",
+    "this service reads no repositories from a repo host (local mode, or hosted mode with no repo host set up); verify a folder or a git repository on disk in local mode",
   );
 
 export const missingRepoReader: RepoReader = {

@@ -3,13 +3,16 @@
  * features wrote with `addInboxItems` (server/inbox/items.ts), newest first. `seen` marks
  * everything up to now read and remembers when, so `unseen` counts only what came after.
  */
-import { and, count, desc, eq, gt, isNull, lt, lte, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/index.js";
-import { inboxItems, inboxSeen } from "../db/schema.js";
+import { bundles, docs, inboxItems, inboxSeen } from "../db/schema.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import { API_PREFIX } from "../version.js";
 
 type ItemRow = typeof inboxItems.$inferSelect;
+
+/** The item is about no archived bundle (by its bundle, or its doc's). */
+const notArchived = sql`not exists (select 1 from ${bundles} b where b.archived_at is not null and (b.id = ${inboxItems.bundleId} or b.id = (select d.bundle_id from ${docs} d where d.id = ${inboxItems.docId})))`;
 
 /** Where an item opens: its thread, the run of a verification waiver, the doc's waivers, the doc. */
 export function itemUrl(row: ItemRow): string {
@@ -39,10 +42,13 @@ export class InboxService {
     private readonly now: () => Date,
   ) {}
 
-  async list(userId: string, opts: { limit?: number; cursor?: string }) {
+  /** `archived`: items about archived bundles too (left out by default, as lists leave those bundles out). */
+  async list(userId: string, opts: { limit?: number; cursor?: string; archived?: boolean }) {
     const limit = opts.limit ?? 50;
     const before = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor);
-    const mine = eq(inboxItems.userId, userId);
+    const mine = opts.archived
+      ? eq(inboxItems.userId, userId)
+      : and(eq(inboxItems.userId, userId), notArchived);
     const rows = await this.db
       .select()
       .from(inboxItems)

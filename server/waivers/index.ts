@@ -18,6 +18,7 @@ import { PendingDecisions } from "./pending.js";
 import { noThreads, type ThreadsPort } from "./ports.js";
 import { ReviewStatusService } from "./review-status.js";
 import { WaiverService } from "./service.js";
+import type { WaiverRow } from "./views.js";
 import { SidecarSigner } from "./signature.js";
 
 export interface WaiverAreaDeps {
@@ -45,6 +46,12 @@ export class WaiverArea {
   readonly pending: PendingDecisions;
   /** Wire the threads area here (`area.threads = …`) for `next_action` kind `decide`. */
   threads: ThreadsPort;
+  /**
+   * Told of the waiver requests a new version's sidecar asked for, after they are made (the
+   * GitHub App sets it: the approvals the merged pull request had on GitHub count,
+   * app/handlers/pr-approval.ts). A listener that fails is logged; the requests stay.
+   */
+  onSidecarRequests?: (ev: VersionEvent, requests: readonly WaiverRow[]) => Promise<void>;
   private readonly onVersion = (ev: VersionEvent) => {
     void this.afterVersion(ev).catch((err: unknown) =>
       this.d.logger.error("waivers: handling a new version failed", { doc: ev.docId, error: String(err) }),
@@ -84,6 +91,13 @@ export class WaiverArea {
     // Waivers the sidecar asked for wait for a decision.
     if (requests.length > 0) this.pending.touch(ev.docId);
     for (const row of requests) await this.waivers.notifySidecarRequest(row);
+    if (requests.length > 0 && this.onSidecarRequests)
+      await this.onSidecarRequests(ev, requests).catch((err: unknown) =>
+        this.d.logger.error("waivers: a listener of sidecar requests failed", {
+          doc: ev.docId,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
   }
 
   private get nextDeps(): NextActionDeps {

@@ -29,7 +29,7 @@ export async function insights(db: Db, runService: RunService, profileKeys: read
     })
     .from(docs)
     .innerJoin(bundles, eq(bundles.id, docs.bundleId))
-    .where(isNull(bundles.goneAt));
+    .where(and(isNull(bundles.goneAt), isNull(bundles.archivedAt)));
   const ids = rows.map((r) => r.docId);
   const latest = await runService.latestRuns(ids);
   const runIds = [...latest.values()].map((r) => r.id);

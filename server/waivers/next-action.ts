@@ -73,6 +73,8 @@ export async function nextActions(
   for (const w of open)
     if (!maintainers.has(w.profileKey)) maintainers.set(w.profileKey, await d.maintainersOf(w.profileKey));
   for (const doc of list) {
+    // An archived doc takes no change (409 `bundle_archived`): nothing to do next.
+    if (doc.archived) continue;
     const toDecide = open.filter(
       (w) => w.docId === doc.id && canDecide(w, actor, maintainers.get(w.profileKey) ?? []),
     );
@@ -128,15 +130,16 @@ async function firstOpenMust(d: NextActionDeps, doc: SpecDoc, runId: string): Pr
   const musts = rows.filter((f) => f.level === "MUST");
   if (musts.length === 0) return undefined;
   const run = await d.runs.get(runId);
+  // Every finding, not the MUST ones only: whether an entry names one finding depends on all.
   const { waived } = await d.sidecar.waivedFor(
     doc.id,
     run.versionId,
     doc.path,
-    musts.map((f) => ({
+    rows.map((f) => ({
       id: f.id,
       check: f.checkSlug,
       message: f.message,
-      anchor: f.anchor ?? { file: "", quote: "" },
+      anchor: f.anchor ?? { file: "", quote: "", heading_path: [] },
     })),
   );
   return musts.find((f) => !waived.has(f.id))?.id;

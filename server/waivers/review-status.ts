@@ -212,7 +212,7 @@ export class ReviewStatusService {
       .select({ docId: docs.id, bundleId: bundles.id, status: docs.status })
       .from(docs)
       .innerJoin(bundles, eq(bundles.id, docs.bundleId))
-      .where(and(inArray(bundles.slug, slugs), isNull(bundles.goneAt)));
+      .where(and(inArray(bundles.slug, slugs), isNull(bundles.goneAt), isNull(bundles.archivedAt)));
     for (const t of targets) {
       if (t.bundleId === record.bundle.id || t.status === "superseded") continue;
       await this.d.db.update(docs).set({ status: "superseded" }).where(eq(docs.id, t.docId));

@@ -22,6 +22,9 @@ import { loadGraph } from "../trace/load.js";
 import { mayApprove, policyOf } from "./policy.js";
 import type { SidecarSigner } from "./signature.js";
 import { SidecarSync } from "./sidecar-sync.js";
+import { ambiguityText } from "../../core/waivers/match.js";
+import type { FindingRow } from "../runs.js";
+import { rowBound, rowNamed, waivable } from "./named.js";
 import { waiverView, type WaiverRow } from "./views.js";
 
 export interface WaiverServiceDeps {
@@ -93,14 +96,30 @@ export class WaiverService {
     }
   }
 
+  /** The findings of a doc's latest finished review, the ones waivers name (undefined: none yet). */
+  private async latestFindings(docId: string): Promise<FindingRow[] | undefined> {
+    const run = (await this.d.runs.latestRuns([docId])).get(docId);
+    return run && run.status === "done" ? this.d.runs.findings(run.id) : undefined;
+  }
+
   private async views(rows: WaiverRow[], actor: Actor | undefined, record?: DocRecord) {
     const main = record ? await this.currentMain(record) : undefined;
+    const stored = rows.some((r) => r.kind === "finding")
+      ? await this.latestFindings(rows[0]!.docId)
+      : undefined;
+    const findings = stored && waivable(stored);
     const maintainers = new Map<string, string[]>();
     for (const r of rows)
       if (!maintainers.has(r.profileKey))
         maintainers.set(r.profileKey, await this.maintainersOf(r.profileKey));
     return rows.map((r) =>
-      waiverView(r, { actor, main, maintainers: maintainers.get(r.profileKey) ?? [], mode: this.d.mode }),
+      waiverView(r, {
+        actor,
+        main,
+        findings,
+        maintainers: maintainers.get(r.profileKey) ?? [],
+        mode: this.d.mode,
+      }),
     );
   }
 
@@ -164,20 +183,24 @@ export class WaiverService {
     };
     let row: typeof waivers.$inferInsert;
     if (body.finding_id !== undefined) {
-      const finding = await this.findingOf(docId, body.finding_id);
+      const all = (await this.latestFindings(docId)) ?? [];
+      const finding = all.find((f) => f.id === body.finding_id);
+      if (!finding)
+        throw new ApiError(
+          "finding_not_found",
+          `the latest review of this doc has no finding ${body.finding_id}`,
+        );
       if (finding.level === "MUST" && !policy.allowMust)
         throw new ApiError(
           "must_not_waivable",
           `profile ${record.doc.profileKey} does not let MUST findings be waived`,
         );
-      const dup = live.find(
-        (w) =>
-          w.kind === "finding" &&
-          (w.findingId === finding.id ||
-            (w.checkSlug === finding.checkSlug &&
-              !!w.anchor?.quote &&
-              w.anchor.quote === finding.anchor?.quote)),
-      );
+      // Another live waiver of this very finding (never of one that only looks the same).
+      const findings = waivable(all);
+      const dup = live.find((w) => {
+        const named = w.kind === "finding" ? rowNamed(w, findings) : undefined;
+        return named?.kind === "one" && named.id === finding.id;
+      });
       if (dup) throw new ApiError("waiver_exists", undefined, { waiver_id: dup.id });
       row = {
         ...base,
@@ -212,14 +235,31 @@ export class WaiverService {
     return this.view(inserted.id, actor);
   }
 
-  /** A finding of the doc's latest finished run. */
-  private async findingOf(docId: string, findingId: string) {
-    const run = (await this.d.runs.latestRuns([docId])).get(docId);
-    if (run && run.status === "done") {
-      const found = (await this.d.runs.findings(run.id)).find((f) => f.id === findingId);
-      if (found) return found;
-    }
-    throw new ApiError("finding_not_found", `the latest review of this doc has no finding ${findingId}`);
+  /**
+   * The one finding a finding waiver is approved for, as the row should hold it: a request
+   * typed into the sidecar names it by its text, which must fit exactly one finding of the
+   * latest review (`waiver_ambiguous` when it fits several). Undefined: the row is bound already.
+   */
+  private async binding(row: WaiverRow): Promise<Partial<WaiverRow> | undefined> {
+    if (row.kind !== "finding" || rowBound(row)) return undefined;
+    const all = (await this.latestFindings(row.docId)) ?? [];
+    const named = rowNamed(row, waivable(all));
+    if (named.kind === "many")
+      throw new ApiError("waiver_ambiguous", `This waiver ${ambiguityText(named)}.`, {
+        finding_ids: named.ids,
+      });
+    const finding = named.kind === "one" ? all.find((f) => f.id === named.id) : undefined;
+    if (!finding)
+      throw new ApiError(
+        "finding_not_found",
+        "the latest review of this doc has no finding this waiver names",
+      );
+    return {
+      findingId: finding.id,
+      checkSlug: finding.checkSlug,
+      level: finding.level,
+      anchor: finding.anchor,
+    };
   }
 
   /** The upstream bundle slug whose matrix has `traceId` as a row with this doc as a column. */
@@ -305,8 +345,10 @@ export class WaiverService {
       ...row.approvals,
       { by: actor.id, name: actor.name, at: this.d.clock.now().toISOString() },
     ];
+    const final = approvals.length >= row.approvalsNeeded;
+    const bind = final ? await this.binding(row) : undefined;
     await this.changing(row.docId, async () => {
-      if (approvals.length >= row.approvalsNeeded) await this.finalize(row, actor, approvals);
+      if (final) await this.finalize(row, actor, approvals, bind);
       else
         await this.d.db
           .update(waivers)
@@ -317,11 +359,16 @@ export class WaiverService {
   }
 
   /** The final approval: approved in the database, then written to the sidecar (undone if that fails). */
-  private async finalize(row: WaiverRow, actor: Actor, approvals: WaiverRow["approvals"]): Promise<void> {
+  private async finalize(
+    row: WaiverRow,
+    actor: Actor,
+    approvals: WaiverRow["approvals"],
+    bind?: Partial<WaiverRow>,
+  ): Promise<void> {
     const now = this.d.clock.now();
     const [updated] = await this.d.db
       .update(waivers)
-      .set({ status: "approved", approvals, decidedBy: actor.id, updatedAt: now })
+      .set({ ...bind, status: "approved", approvals, decidedBy: actor.id, updatedAt: now })
       .where(and(eq(waivers.id, row.id), eq(waivers.status, "requested")))
       .returning();
     if (!updated) throw new ApiError("waiver_not_open", "the waiver was decided meanwhile");
@@ -333,9 +380,21 @@ export class WaiverService {
         `${this.sidecar.messagePrefix} approved ${this.label(row)}`,
       );
     } catch (err) {
+      const unbind = bind && {
+        findingId: row.findingId,
+        checkSlug: row.checkSlug,
+        level: row.level,
+        anchor: row.anchor,
+      };
       await this.d.db
         .update(waivers)
-        .set({ status: "requested", approvals: row.approvals, decidedBy: null, updatedAt: row.updatedAt })
+        .set({
+          ...unbind,
+          status: "requested",
+          approvals: row.approvals,
+          decidedBy: null,
+          updatedAt: row.updatedAt,
+        })
         .where(eq(waivers.id, row.id));
       throw err;
     }

@@ -4,9 +4,9 @@
  * - `write`: render every approved waiver and acknowledgement of a doc, signed, and save
  *   the sidecar as a new version through the bundle store (`base_version` = the head; a
  *   save in between is retried on the new head).
- * - `waivedFor`: what a version's sidecar excuses, for its verdict: signed entries count
- *   (unless the service has since rejected or withdrawn them); an entry without a valid
- *   signature counts for nothing and the finding it names says so.
+ * - `waivedFor`: what a version's sidecar excuses, for its verdict: a signed entry counts
+ *   for the one finding it names (unless the service has since rejected or withdrawn it);
+ *   an entry without a valid signature counts for nothing and the finding it names says so.
  * - `sync`: on a new version someone else wrote, a hand-written entry becomes a waiver
  *   request, and an approved entry someone took out of the file is withdrawn.
  */
@@ -21,9 +21,8 @@ import type { BundleStore, VersionEvent } from "../store/types.js";
 import { decodeText } from "../../core/lint/engine.js";
 import { policyOf } from "./policy.js";
 import type { SidecarSigner } from "./signature.js";
+import { namedFinding, type WaivableFinding as CoreWaivable } from "../../core/waivers/match.js";
 import {
-  entryMatches,
-  type WaivableFinding as CoreWaivable,
   clean,
   parseSidecar,
   renderSidecar,
@@ -159,8 +158,9 @@ export class SidecarSync {
   }
 
   /**
-   * What the sidecar of a version excuses among `findings`: the ids that stop counting,
-   * and a note for each finding a hand-written (unsigned) entry names.
+   * What the sidecar of a version excuses among `findings` (all of the run's: an entry
+   * names one finding or none, core/waivers/match.ts): the ids that stop counting, and a
+   * note for each finding a hand-written (unsigned) entry names, or a legacy entry waives.
    */
   async waivedFor(
     docId: string,
@@ -169,6 +169,7 @@ export class SidecarSync {
     findings: readonly WaivableFinding[],
   ): Promise<{ waived: Set<string>; notes: Map<string, string> }> {
     const waived = new Set<string>();
+    const legacy = new Set<string>();
     const notes = new Map<string, string>();
     const sidecar = await this.read(versionId, mainPath);
     if (!sidecar || sidecar.waivers.length === 0) return { waived, notes };
@@ -178,23 +179,30 @@ export class SidecarSync {
     const path = sidecarPath(mainPath);
     for (const entry of sidecar.waivers) {
       const row = entry.id ? byId.get(entry.id) : undefined;
-      const honoured =
-        this.d.signer.verify(docId, entry as Record<string, unknown>) &&
-        (!row || (row.status === "approved" && row.docId === docId));
-      for (const f of findings) {
-        if (!entryMatches(entry, f)) continue;
-        if (honoured) waived.add(f.id);
-        else
-          notes.set(
-            f.id,
-            `A waiver for this finding is written in ${path} but not approved through spec-review, so it does not count` +
-              (row?.status === "rejected"
-                ? " (it was rejected)."
-                : "; it counts once approved (docs/waivers.md)."),
-          );
-      }
+      const signed = this.d.signer.verify(docId, entry as Record<string, unknown>);
+      const honoured = signed && (!row || (row.status === "approved" && row.docId === docId));
+      // The one finding the entry names (core/waivers/match.ts), if any: a signed entry's id is the service's.
+      const named = namedFinding(entry, findings, signed);
+      if (named.kind !== "one") continue;
+      if (honoured) {
+        waived.add(named.id);
+        if (named.by === "text") legacy.add(named.id);
+      } else
+        notes.set(
+          named.id,
+          `A waiver for this finding is written in ${path} but not approved through spec-review, so it does not count` +
+            (row?.status === "rejected"
+              ? " (it was rejected)."
+              : "; it counts once approved (docs/waivers.md)."),
+        );
     }
     for (const id of waived) notes.delete(id);
+    for (const id of legacy)
+      notes.set(
+        id,
+        `It is waived by an entry of ${path} written before waivers carried their finding's id: ` +
+          "it counts while its check, quote and section fit this finding only (docs/waivers.md).",
+      );
     return { waived, notes };
   }
 
@@ -323,7 +331,9 @@ export class SidecarSync {
           r.kind === kind &&
           r.reason === reason &&
           (u.kind === "finding"
-            ? r.checkSlug === (u.entry.check ?? null) && (r.anchor?.quote ?? null) === (u.entry.quote ?? null)
+            ? r.checkSlug === (u.entry.check ?? null) &&
+              (r.anchor?.quote ?? null) === (u.entry.quote ?? null) &&
+              (r.anchor?.heading_path ?? []).join("\u0000") === (u.entry.section ?? []).join("\u0000")
             : r.traceId === (u.entry.trace_id ?? null)),
       );
       if (same) continue;

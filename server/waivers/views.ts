@@ -1,12 +1,14 @@
 /**
  * A waiver row as the API shows it (contract 4.2, docs/api-decisions.md "waivers"): the
  * policy in words, approvals so far and needed, whether the caller can decide it now, and
- * where its text is in the current main doc (absent, and `lapsed`, once that text is gone).
+ * where its finding is in the current main doc (absent, and `lapsed`, once it names none).
  */
 import type { Actor } from "../auth/actor.js";
 import type { MarkdownDoc } from "../../core/markdown/document.js";
 import { sectionByPath } from "../../core/trace/edit.js";
 import type { waivers } from "../db/schema.js";
+import { ambiguityText, type WaivableFinding } from "../../core/waivers/match.js";
+import { rowNamed } from "./named.js";
 import { mayApprove, policyText } from "./policy.js";
 
 export type WaiverRow = typeof waivers.$inferSelect;
@@ -16,6 +18,8 @@ export interface ViewContext {
   actor: Actor | undefined;
   /** The current main doc, parsed (where a waived section is now). */
   main: MarkdownDoc | undefined;
+  /** The findings of the doc's latest finished review (undefined: none yet). */
+  findings: readonly WaivableFinding[] | undefined;
   /** Maintainers of the waiver's profile. */
   maintainers: readonly string[];
   mode: "local" | "hosted";
@@ -29,23 +33,24 @@ export function canDecide(row: WaiverRow, actor: Actor | undefined, maintainers:
   return mayApprove(row.approvers, actor, maintainers);
 }
 
-/** Byte range of the waived text's section in the current main doc; undefined when it is gone. */
-function sectionOf(
-  row: WaiverRow,
-  main: MarkdownDoc | undefined,
-): { start: number; end: number } | undefined {
-  if (!main || !row.anchor) return undefined;
-  const quote = row.anchor.quote;
-  if (quote && !main.text.includes(quote)) return undefined;
-  const section = row.anchor.heading_path.length
-    ? sectionByPath(main, row.anchor.heading_path)
-    : main.sections[0];
-  if (!section) return undefined;
-  return { start: section.start, end: section.end };
+/**
+ * The finding a finding waiver names among the latest review's (one rule: named.ts), and
+ * the byte range of that finding's section in the current main doc.
+ */
+function placeOf(row: WaiverRow, ctx: ViewContext) {
+  if (row.kind !== "finding" || !ctx.findings) return undefined;
+  const named = rowNamed(row, ctx.findings);
+  const finding = named.kind === "one" ? ctx.findings.find((f) => f.id === named.id) : undefined;
+  const path = finding?.anchor.heading_path ?? [];
+  const section =
+    !finding || !ctx.main ? undefined : path.length ? sectionByPath(ctx.main, path) : ctx.main.sections[0];
+  return { named, section: section && { start: section.start, end: section.end } };
 }
 
 export function waiverView(row: WaiverRow, ctx: ViewContext) {
-  const section = row.kind === "finding" ? sectionOf(row, ctx.main) : undefined;
+  const place = placeOf(row, ctx);
+  const section = place?.section;
+  const problem = place && ambiguityText(place.named);
   return {
     id: row.id,
     doc_id: row.docId,
@@ -63,7 +68,9 @@ export function waiverView(row: WaiverRow, ctx: ViewContext) {
     can_decide: canDecide(row, ctx.actor, ctx.maintainers),
     ...(row.rejectionReason !== null ? { rejection_reason: row.rejectionReason } : {}),
     ...(section ? { section } : {}),
-    ...(row.kind === "finding" ? { lapsed: ctx.main !== undefined && section === undefined } : {}),
+    // Lapsed: it names no finding of the latest review any more (its text is gone or moved).
+    ...(row.kind === "finding" ? { lapsed: place?.named.kind === "none" } : {}),
+    ...(problem ? { problem: `This waiver names no finding: ${problem}.` } : {}),
     ...(row.kind === "trace"
       ? {
           trace: {

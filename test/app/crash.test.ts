@@ -105,7 +105,7 @@ describe("spec-review app killed mid-review (process)", () => {
 
     const first = await start();
     // The first admin (the invite the first start prints), then models for every role.
-    const invite = /\/invite\/(sri_\S+)/.exec(first.stderr())![1]!;
+    const invite = /\/invite\/(sri_[A-Za-z0-9_-]+)/.exec(first.stderr())![1]!;
     const signup = await fetch(`${first.url}/api/v1/auth/signup`, {
       method: "POST",
       headers: { "content-type": "application/json" },

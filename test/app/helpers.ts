@@ -100,6 +100,7 @@ export async function loadApp(
       budget: t.services.budget,
       ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
       pullReviews,
+      waivers: { store: t.services.store, area: t.services.waivers },
     }),
   );
   return { probot, pullReviews };

@@ -90,6 +90,23 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
     return pullReviews;
   }
 
+  /**
+   * Every instance on the database has settled what it claimed: the harness's own App is
+   * one too, and its sweep (at start, or every half lease) can claim a leftover before the
+   * instances a test starts do, so waiting for those alone can see no patch yet.
+   */
+  async function settled(apps: PullReviews[]): Promise<void> {
+    const all = [h.pullReviews, ...apps];
+    await Promise.all(all.map((a) => a.idle()));
+    // A sweep that began after those waits started (the harness's timer) settles its claim too.
+    for (let i = 0; i < 100; i++) {
+      const claimed = await h.t.services.db.select().from(prReviews).where(eq(prReviews.status, "settling"));
+      if (claimed.length === 0) return;
+      await new Promise((r) => setTimeout(r, 20));
+      await Promise.all(all.map((a) => a.idle()));
+    }
+  }
+
   const patches = (checkId: number) =>
     gh.calls
       .filter((c) => c.method === "PATCH" && c.path === `/repos/acme/specs/check-runs/${checkId}`)
@@ -98,9 +115,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
   it("on the same head: the App starting again runs the review again and completes the same check", async () => {
     await configureModels();
     await leftover(head, 9001);
-    const app = await startInstance();
-    await app.idle();
-    await h.pullReviews.idle();
+    await settled([await startInstance()]);
 
     // No second check: the one left in progress is set running again, then completed.
     expect(gh.checkRuns).toHaveLength(0);
@@ -129,8 +144,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
   it("with a moved head: the check is completed as cancelled with the reason, and nothing is reviewed", async () => {
     await configureModels();
     await leftover(base, 9002);
-    const app = await startInstance();
-    await app.idle();
+    await settled([await startInstance()]);
 
     expect(patches(9002)).toEqual([
       expect.objectContaining({
@@ -149,8 +163,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
 
   it("a review whose holder is alive is not taken by an instance starting", async () => {
     const id = await leftover(head, 9003, 1000);
-    const app = await startInstance();
-    await app.idle();
+    await settled([await startInstance()]);
     expect(patches(9003)).toEqual([]);
     expect(await h.t.services.db.select().from(prReviews).where(eq(prReviews.id, id))).toHaveLength(1);
   });
@@ -159,8 +172,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
     await configureModels();
     const id = await leftover(head, 9004);
     await h.t.services.db.update(prReviews).set({ attempts: 2 }).where(eq(prReviews.id, id));
-    const app = await startInstance();
-    await app.idle();
+    await settled([await startInstance()]);
     expect(patches(9004)).toEqual([
       expect.objectContaining({
         status: "completed",
@@ -178,7 +190,7 @@ describe.each(DB_KINDS)("GitHub App: pull request reviews left in flight (%s)", 
   it("several instances starting at once on one database settle a leftover once", async () => {
     await leftover(base, 9005);
     const apps = await Promise.all([startInstance(), startInstance(), startInstance()]);
-    await Promise.all(apps.map((a) => a.idle()));
+    await settled(apps);
     expect(patches(9005)).toHaveLength(1);
     expect(patches(9005)[0]).toMatchObject({ status: "completed", conclusion: "cancelled" });
     expect(await h.t.services.db.select().from(prReviews)).toEqual([]);

@@ -91,6 +91,38 @@ describe("spec-review admin", { timeout: 120_000 }, () => {
     expect((await admin("remove", "nobody@example.com", "--data-dir", dir)).err).toMatch(/does not exist/);
   });
 
+  it("links and unlinks a person's GitHub login, shown in the people list", async () => {
+    const database = await openDatabase(join(dir, "db"));
+    try {
+      const accounts = new Accounts(database.db, () => new Date(), "http://localhost", 10);
+      const invite = await accounts.createInvite("member", "test");
+      await accounts.signup({
+        token: invite.url.split("/invite/")[1]!,
+        name: "Gil",
+        email: "gil@example.com",
+        password: "yet another decent passphrase",
+      });
+    } finally {
+      await database.close();
+    }
+    const set = await admin("github-login", "Gil@example.com", "@Gil-Hub", "--data-dir", dir);
+    expect(set.code, set.err).toBe(0);
+    expect(set.out).toBe("gil@example.com is @gil-hub on GitHub");
+    expect((await admin("users", "--data-dir", dir)).out).toMatch(
+      /^gil@example\.com\tmember\tGil\t\tgithub:gil-hub$/m,
+    );
+    const taken = await admin("github-login", "root@example.com", "GIL-HUB", "--data-dir", dir);
+    expect(taken.code).toBe(1);
+    expect(taken.err).toMatch(/linked to another account/);
+    const bad = await admin("github-login", "gil@example.com", "not a login", "--data-dir", dir);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/is not a GitHub login/);
+    const cleared = await admin("github-login", "gil@example.com", "--clear", "--data-dir", dir);
+    expect(cleared.out).toBe("gil@example.com has no GitHub login linked");
+    expect((await admin("users", "--data-dir", dir)).out).toMatch(/^gil@example\.com\tmember\tGil$/m);
+    expect((await admin("github-login", "gil@example.com", "--data-dir", dir)).code).toBe(2);
+  });
+
   it("refuses clearly while the embedded database is open in another process or graph", async () => {
     const open = await openDatabase(join(dir, "db"));
     try {

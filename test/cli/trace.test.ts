@@ -74,8 +74,16 @@ describe("spec-review trace", () => {
   it("prints text and JSON, and exits 1 on a broken link (2 on a usage error)", () => {
     const text = cli([dir]);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/REQ-004 +named +-/);
+    // The cells in the words of the API and the JSON output.
+    expect(text.stdout).toMatch(/^ {2}REQ-001 +missing +covered$/m);
+    expect(text.stdout).toMatch(/^ {2}REQ-002 +missing +referenced$/m);
+    expect(text.stdout).toMatch(/^ {2}REQ-004 +referenced +missing$/m);
+    expect(text.stdout).not.toMatch(/\bnamed\b/);
+    expect(text.stdout).toContain("gaps (IDs no downstream doc references or covers):\n");
+    expect(text.stdout).toMatch(/^ {2}shop\/prd:32 REQ-005$/m);
+    expect(text.stdout).toContain("problems (links):\n");
     expect(text.stdout).toContain("link_unresolved");
+    expect(text.stdout).toContain("suggestions (requirements without an ID):\n");
     const json = cli(["--format", "json", dir]);
     const out = JSON.parse(json.stdout) as { folders: { matrices: { upstream: string }[] }[] };
     expect(out.folders[0]!.matrices.map((m) => m.upstream)).toEqual(["shop/design", "shop/prd"]);

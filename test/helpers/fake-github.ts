@@ -27,7 +27,17 @@ export interface FakeRepo {
   commits: Map<string, FakeCommit>;
   blobs: Map<string, string>;
   installationId?: number;
-  pulls: Map<number, { files: string[]; head: string; closed?: boolean }>;
+  pulls: Map<number, FakePull>;
+}
+
+export interface FakePull {
+  files: string[];
+  head: string;
+  closed?: boolean;
+  /** Merged as this commit on the base branch (the pull is then closed). */
+  mergeCommit?: string;
+  /** Its reviews, oldest first, as GET /pulls/{n}/reviews lists them. */
+  reviews?: Array<{ state: string; user: { login: string } }>;
 }
 
 export interface LoggedCall {
@@ -302,9 +312,22 @@ export class FakeGitHub {
     if (m === "GET" && (mm = /^\/commits\/([0-9a-f]{40})\/pulls$/.exec(rest))) {
       const sha = mm[1]!;
       const list = [...repo.pulls]
-        .filter(([, pr]) => pr.head === sha)
-        .map(([number, pr]) => ({ number, state: pr.closed ? "closed" : "open", head: { sha: pr.head } }));
+        .filter(([, pr]) => pr.head === sha || pr.mergeCommit === sha)
+        .map(([number, pr]) => ({
+          number,
+          state: pr.closed || pr.mergeCommit ? "closed" : "open",
+          head: { sha: pr.head },
+          merged_at: pr.mergeCommit ? "2026-11-01T10:00:00Z" : null,
+        }));
       return this.send(res, call, 200, list);
+    }
+    if (m === "GET" && (mm = /^\/pulls\/(\d+)\/reviews$/.exec(rest))) {
+      const pr = repo.pulls.get(Number(mm[1]));
+      if (!pr) return this.send(res, call, 404, { message: "Not Found" });
+      const page = Number(url.searchParams.get("page") ?? "1");
+      const per = Number(url.searchParams.get("per_page") ?? "30");
+      const all = (pr.reviews ?? []).map((r, i) => ({ id: 5000 + i, ...r }));
+      return this.send(res, call, 200, all.slice((page - 1) * per, page * per));
     }
     if (m === "GET" && (mm = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
       const pr = repo.pulls.get(Number(mm[1]));

@@ -534,16 +534,22 @@ describe.each(DB_KINDS)("admin: backends, roles, settings and budget on %s", (ki
         invite_ttl_days: 90,
         resolve_sources: false,
         parallel_calls: 16,
+        github_association_role: "member" as const,
       };
       expect(await json<Settings>(t.req("PUT", "/admin/settings", next))).toEqual(next);
       expect(await json<Settings>(t.req("GET", "/admin/settings"))).toEqual(next);
       expect(await readSettings(t.database.db)).toEqual(next);
-      // The whole object: resolve_sources left out takes its default.
-      const { resolve_sources: _dropped, ...rest } = next;
+      // The whole object: resolve_sources and github_association_role left out take their defaults.
+      const { resolve_sources: _dropped, github_association_role: _role, ...rest } = next;
       expect(await json<Settings>(t.req("PUT", "/admin/settings", rest))).toEqual({
         ...rest,
         resolve_sources: true,
+        github_association_role: "off",
       });
+      const admin = await t.req("PUT", "/admin/settings", { ...rest, github_association_role: "admin" });
+      expect((await problem(admin, 400, "validation_failed")).errors).toEqual([
+        expect.objectContaining({ field: "body.github_association_role" }),
+      ]);
     });
 
     const intFields = Object.entries(SETTING_FIELDS).flatMap(([field, f]) =>

@@ -87,6 +87,9 @@ describe("the OpenAPI document", () => {
       "POST /me/tokens",
       "GET /me/tokens",
       "DELETE /me/tokens/{tokenId}",
+      "GET /auth/github",
+      "GET /auth/github/callback",
+      "PUT /admin/users/{userId}/github-login",
     ];
     expect([...documented.keys()].filter((k) => !contract.has(k))).toEqual(accounts);
   });

@@ -68,12 +68,7 @@ export async function claimsOf(ctx: StageContext, s: CorpusSection): Promise<Cla
     ctx.emit({ type: "claim", claim });
     if (claim.label === "contradicted")
       ctx.addFinding({
-        id: ctx.ids.make([
-          "claim-contradicted",
-          corpus.mainPath,
-          claim.anchor.heading_path.join(" > "),
-          claim.text,
-        ]),
+        id: ctx.ids.finding("claim-contradicted", claim.anchor),
         check: "claim-contradicted",
         level: "SHOULD",
         category: claim.category,

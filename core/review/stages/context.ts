@@ -1,18 +1,21 @@
 /** What every stage of one review shares: the corpus, the profile, the step runner, ids and events. */
-import { stableId } from "../../lint/ids.js";
+import type { Anchor } from "../../anchor/anchor.js";
+import { IdCounter, findingKey, stableId } from "../../lint/ids.js";
 import type { Corpus } from "../corpus.js";
 import type { ProfileBrief } from "../prompts.js";
 import { ReviewError, type StepRunner } from "../steps.js";
 import type { AiFinding, AiStage, Grounding, ReviewEvent, ReviewRoles } from "../types.js";
 
 /** Ids that stay the same for the same text, told apart by order when equal. */
-export class IdMaker {
-  private readonly seen = new Map<string, number>();
-  make(parts: string[]): string {
-    const k = parts.join("\u0000");
-    const n = this.seen.get(k) ?? 0;
-    this.seen.set(k, n + 1);
-    return stableId([...parts, String(n)]);
+export class IdMaker extends IdCounter {
+  /** A finding's id: what it is (check) and where (findingKey), never the model's wording. */
+  finding(check: string, anchor: Anchor): string {
+    return this.make(findingKey(check, anchor));
+  }
+
+  /** The same, told apart by a given order (for findings made concurrently, whose arrival order varies). */
+  nth(check: string, anchor: Anchor, n: number): string {
+    return stableId([...findingKey(check, anchor), String(n)]);
   }
 }
 

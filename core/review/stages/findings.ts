@@ -30,13 +30,7 @@ export async function findingsOf(ctx: StageContext, s: CorpusSection): Promise<v
   for (const raw of value.findings) {
     const { anchor, located } = anchorQuote(corpus, section, raw.quote);
     ctx.addFinding({
-      id: ctx.ids.make([
-        "ai-review",
-        corpus.mainPath,
-        anchor.heading_path.join(" > "),
-        anchor.quote,
-        raw.message,
-      ]),
+      id: ctx.ids.finding("ai-review", anchor),
       check: "ai-review",
       level: raw.level,
       category: raw.category,

@@ -99,11 +99,19 @@ const WHY: Record<Exclude<QuestionResult, "agree">, string> = {
   unjudged: "The review could not judge this question (the model's answers were invalid); check it by hand",
 };
 
-/** A MUST or SHOULD question not `agree` is a finding of its level (check `build-question`). */
-export function questionFinding(ctx: StageContext, q: BuildQuestion, anchor: Anchor): AiFinding | undefined {
+/**
+ * A MUST or SHOULD question not `agree` is a finding of its level (check `build-question`).
+ * `n`: how many questions asked before it in its section share its anchor (its id's order).
+ */
+export function questionFinding(
+  ctx: StageContext,
+  q: BuildQuestion,
+  anchor: Anchor,
+  n: number,
+): AiFinding | undefined {
   if ((q.level !== "MUST" && q.level !== "SHOULD") || q.result === "agree") return undefined;
   return {
-    id: ctx.ids.make(["build-question", ctx.corpus.mainPath, anchor.heading_path.join(" > "), q.text]),
+    id: ctx.ids.nth("build-question", anchor, n),
     check: "build-question",
     level: q.level,
     category: q.category,

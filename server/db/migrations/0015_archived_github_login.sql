@@ -1,3 +1,8 @@
+CREATE TABLE "used_oauth_states" (
+	"hash" text PRIMARY KEY NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "bundles" ADD COLUMN "archived_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "github_login" text;--> statement-breakpoint
 CREATE UNIQUE INDEX "users_github_login" ON "users" USING btree ("github_login");--> statement-breakpoint

@@ -31,8 +31,8 @@ function models(c: Context<Env>): ModelService {
   const m = deps(c).models;
   if (m instanceof ModelService) return m;
   throw new ApiError(
-    "not_implemented",
-    "model backends are not available: this server has no secret key configured",
+    "secret_key_missing",
+    "model backends are not available: this server has no secret key configured (SPEC_REVIEW_SECRET_KEY)",
   );
 }
 

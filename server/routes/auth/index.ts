@@ -32,6 +32,7 @@ import {
 import { MeSchema, meOf } from "../meta/index.js";
 import { listOf } from "../../schemas/params.js";
 import { noContent } from "../stub.js";
+import { mountGitHubLink } from "./github.js";
 
 const tags = ["auth"];
 
@@ -175,5 +176,6 @@ export default function authRoutes(): Router {
     await deps(c).accounts.sessions.deleteToken(person(c).id, c.req.valid("param").tokenId);
     return c.body(null, 204);
   });
+  mountGitHubLink(r);
   return r;
 }

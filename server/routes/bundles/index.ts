@@ -3,6 +3,7 @@ import { repohostDeletePlan } from "../../repohost/routes.js";
 import { createRouter, deps, errorResponses, jsonResponse } from "../../http.js";
 import { ApiError } from "../../errors.js";
 import { BundleIdParams, BundleListSchema, BundleSchema, Uuid } from "../../schemas/common.js";
+import { ArchivedParam } from "../../schemas/params.js";
 import { bundleView } from "../../views.js";
 import { registerBundleWrites } from "./import.js";
 import { visibleTo } from "../../auth/visibility.js";
@@ -18,6 +19,7 @@ const ListQuery = z.object({
     .default(50)
     .openapi({ description: "items per page (1-500)" }),
   cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
+  archived: ArchivedParam,
 });
 
 export const DeletePlanSchema = z
@@ -69,6 +71,7 @@ export default function bundleRoutes() {
     async (c) => {
       const { store, index, mode, waivers } = deps(c);
       const { limit, cursor } = c.req.valid("query");
+      const archived = c.req.valid("query").archived === "true";
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const actor = c.get("actor");
       const visible = visibleTo(mode, actor);
@@ -82,17 +85,17 @@ export default function bundleRoutes() {
         // A list filtered for this caller; folders that failed to become bundles are
         // workspace business, not a guest's.
         const problems = actor?.role === "guest" ? [] : store.problems();
-        const page = await index.page(limit, after, visible);
+        const page = await index.page(limit, after, visible, archived);
         const items = (await waivers.personalize(actor, page.items)) ?? page.items;
         return c.json(bodyOf({ ...page, items }, problems), 200);
       }
       // The caller's own next actions (a waiver to decide, ...; server/waivers) make a page of its own.
-      const page = await index.page(limit, after);
+      const page = await index.page(limit, after, undefined, archived);
       const personal = await waivers.personalize(actor, page.items);
       if (personal) return c.json(bodyOf({ ...page, items: personal }, store.problems()), 200);
       // Everyone sees everything (local mode, an admin): the same page is written as JSON
       // once until a bundle (or the problems list) changes.
-      const bytes = await index.pageJson(limit, after, store.problems(), bodyOf);
+      const bytes = await index.pageJson(limit, after, store.problems(), bodyOf, archived);
       return c.body(bytes, 200, { "content-type": "application/json" }) as unknown as ReturnType<
         typeof c.json<z.infer<typeof BundleListSchema>, 200>
       >;

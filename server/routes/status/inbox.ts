@@ -12,10 +12,11 @@ export function inboxRoutes(
   },
 ): void {
   r.openapi(routes.getInbox, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
+    const { limit, cursor, archived } = c.req.valid("query");
     const page = await deps(c).waivers.inbox.list(caller(c).id, {
       ...(limit !== undefined ? { limit } : {}),
       ...(cursor !== undefined ? { cursor } : {}),
+      archived: archived === "true",
     });
     return c.json(page, 200);
   });

@@ -1,7 +1,7 @@
 /** Review status and approval, people, the inbox, insights. */
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter, deps, errorResponses, jsonBody, jsonResponse, type Router } from "../../http.js";
-import { DocIdParams, PageQuery } from "../../schemas/params.js";
+import { ArchivedParam, DocIdParams, PageQuery } from "../../schemas/params.js";
 import {
   ApproveBodySchema,
   InboxReadBodySchema,
@@ -66,7 +66,7 @@ export const getInbox = createRoute({
   operationId: "getInbox",
   summary: "the caller's inbox",
   tags,
-  request: { query: PageQuery },
+  request: { query: PageQuery.extend({ archived: ArchivedParam }) },
   responses: { 200: jsonResponse(InboxSchema, "Inbox items, newest first"), ...errorResponses },
 });
 
@@ -120,7 +120,18 @@ export default function statusRoutes(): Router {
     // Local mode has one implicit admin and no members.
     if (d.mode !== "hosted") return c.json({ items: [] }, 200);
     const people = await d.accounts.people();
-    return c.json({ items: people.map(({ id, name, email, role }) => ({ id, name, email, role })) }, 200);
+    return c.json(
+      {
+        items: people.map(({ id, name, email, role, github_login }) => ({
+          id,
+          name,
+          email,
+          role,
+          github_login,
+        })),
+      },
+      200,
+    );
   });
   inboxRoutes(r, { getInbox, markInboxSeen, markInboxItemRead });
   r.openapi(getInsights, async (c) => {

@@ -94,12 +94,17 @@ export default function traceRoutes(): Router {
     const { docId } = c.req.valid("param");
     const d = deps(c);
     await d.store.refreshBundle(await d.store.bundleIdOfDoc(docId));
-    const loaded = await loadGraph(d.store, d.profiles, d.db);
-    const editable = decide({
-      mode: d.mode,
-      actor: c.get("actor"),
-      operation: "POST /docs/{docId}/trace/cover",
-    }).allowed;
+    // An archived doc is left out of the list the graph is read from, and takes no change.
+    const rec = await d.store.doc(docId);
+    const archived = rec.bundle.archived === true;
+    const loaded = await loadGraph(d.store, d.profiles, d.db, archived ? rec : undefined);
+    const editable =
+      !archived &&
+      decide({
+        mode: d.mode,
+        actor: c.get("actor"),
+        operation: "POST /docs/{docId}/trace/cover",
+      }).allowed;
     return c.json(await traceView(d.db, loaded, loaded.indexOf(docId), editable), 200);
   });
   r.openapi(removeLink, async (c) => {

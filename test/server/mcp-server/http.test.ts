@@ -254,7 +254,7 @@ describe.each(DB_KINDS)("MCP over streamable HTTP at /mcp (%s)", (kind) => {
         ask_question: "ok",
         reply_to_thread: "404 not_found",
         // Local mode has no repo host to read a GitHub repository through.
-        start_verification: "501 repohost_reader_missing",
+        start_verification: "409 repohost_reader_missing",
         get_verification: "404 not_found",
         list_verifications: "ok",
       };

@@ -460,8 +460,8 @@ describe.each(DB_KINDS)("repohost sources (%s)", (kind) => {
     });
     await problem(
       await t.req("DELETE", `/bundles/${doc.bundle_id}`, undefined, as("admin")),
-      501,
-      "not_implemented",
+      409,
+      "repohost_bundle_in_repo",
     );
 
     // Discarding the draft: the repo's files come back, then the branch's newer ones are read.

@@ -385,14 +385,14 @@ for (const kind of DB_KINDS) {
       symlinkSync("/etc", link);
       await problem(await post({ path: link }), 403, "folder_not_allowed");
       // Repo-host targets need the repo-host reader (the GitHub App branch wires it).
-      await problem(await post({ target: "acme/giftcards" }), 501, "repohost_reader_missing");
+      await problem(await post({ target: "acme/giftcards" }), 409, "repohost_reader_missing");
       await problem(
         await post({ target: "https://github.com/acme/giftcards/pull/12" }),
-        501,
+        409,
         "repohost_reader_missing",
       );
       // No target: the implemented-by link is a repo-host repo.
-      await problem(await post({}), 501, "repohost_reader_missing");
+      await problem(await post({}), 409, "repohost_reader_missing");
       await problem(
         await post({ target: repo(SHOP_CODE), handoff_id: "00000000-0000-4000-8000-000000000000" }),
         404,

@@ -23,6 +23,7 @@ describe("sidecar waivers in the Action", () => {
       [
         "waivers:",
         "  - check: undecided",
+        '    section: ["Store every timestamp in UTC 🕰️", Decision]',
         '    quote: "TBD"',
         "    reason: Column retention is decided per service by its owners in Q3.",
         "    requested_by: Lee Okafor",
@@ -67,5 +68,17 @@ describe("sidecar waivers in the Action", () => {
     expect(r!.sidecar_waivers![0]!.counted).toBe(true);
     // The finding is still listed, as the service lists a waived one.
     expect(r!.findings.some((f) => f.check === "undecided")).toBe(true);
+  });
+
+  it("even trusted, an entry counts only when it names exactly one finding", () => {
+    // A second TBD in the Decision section: the entry's check, quote and section fit both.
+    writeFileSync(
+      join(root, "decisions/utc/utc.md"),
+      ADR_WITH_TBD.replace("is TBD.", "is TBD. Their owners are TBD."),
+    );
+    const [r] = lint(true);
+    expect(r).toMatchObject({ result: "not_build_ready", must: 2 });
+    expect(r!.sidecar_waivers![0]).toMatchObject({ findings: 0, counted: false });
+    expect(r!.sidecar_waivers![0]!.problem).toContain("fit 2 findings");
   });
 });

@@ -25,12 +25,18 @@ const HEADER = "x-test-person";
 
 export interface Workspace {
   t: TestApp;
+  /** Who calls, by the test header (for an app started again on the same database). */
+  auth: Authenticator;
   ids: Record<Who, string>;
   as(who: Who): Record<string, string>;
   req(who: Who, method: string, path: string, body?: unknown): Promise<Response>;
 }
 
-export async function hostedWorkspace(kind: "pglite" | "postgres", now?: () => Date): Promise<Workspace> {
+export async function hostedWorkspace(
+  kind: "pglite" | "postgres",
+  now?: () => Date,
+  secretKey?: Uint8Array,
+): Promise<Workspace> {
   const ids = Object.fromEntries(Object.keys(PEOPLE).map((k) => [k, randomUUID()])) as Record<Who, string>;
   const actors = new Map<string, Actor>(
     (Object.keys(PEOPLE) as Who[]).map((k) => [
@@ -41,7 +47,13 @@ export async function hostedWorkspace(kind: "pglite" | "postgres", now?: () => D
   const auth: Authenticator = {
     actorOf: (req) => Promise.resolve(actors.get(req.headers.get(HEADER) ?? "")),
   };
-  const t = await makeTestApp({ kind, mode: "hosted", auth, ...(now ? { clock: { now } } : {}) });
+  const t = await makeTestApp({
+    kind,
+    mode: "hosted",
+    auth,
+    ...(now ? { clock: { now } } : {}),
+    ...(secretKey ? { secretKey } : {}),
+  });
   const at = new Date("2026-01-01T00:00:00Z");
   await t.database.db.insert(users).values(
     (Object.keys(PEOPLE) as Who[]).map((k) => ({
@@ -54,7 +66,7 @@ export async function hostedWorkspace(kind: "pglite" | "postgres", now?: () => D
     })),
   );
   const as = (who: Who) => ({ [HEADER]: who });
-  return { t, ids, as, req: (who, method, path, body) => t.req(method, path, body, as(who)) };
+  return { t, auth, ids, as, req: (who, method, path, body) => t.req(method, path, body, as(who)) };
 }
 
 /** A Nygard-style ADR that lint passes, CRLF line ends and an emoji included. */

@@ -50,6 +50,7 @@ describe("waivers in local mode", () => {
     const typed = [
       "waivers:",
       "  - check: undecided",
+      `    section: ${JSON.stringify(undecided.anchor.heading_path)}`,
       `    quote: ${JSON.stringify(undecided.anchor.quote)}`,
       "    reason: Column retention is decided per service by its owners in Q3.",
       "    requested_by: Lee Okafor",
@@ -122,6 +123,7 @@ describe("waivers in local mode", () => {
       [
         "waivers:",
         "  - check: undecided",
+        `    section: ${JSON.stringify(undecided.anchor.heading_path)}`,
         `    quote: ${JSON.stringify(undecided.anchor.quote)}`,
         "    reason: Column retention is decided per service by its owners in Q3.",
         "",

@@ -7,7 +7,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** server version and mode */
+        /**
+         * server version and mode
+         * @description The server's version, the API version and the mode (`local` or `hosted`). Clients read it first to choose what to show; it never fails for lack of sign-in.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         get: operations["getMeta"];
         put?: never;
         post?: never;
@@ -24,7 +29,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** who the caller is; anonymous callers get `signed_in` false */
+        /**
+         * who the caller is; anonymous callers get `signed_in` false
+         * @description Who the caller is, and the mode: a signed-in person (`user` with id, name, kind, role and email address), a guest who entered a share link (`guest: true` and the `bundle_id` it may read), or `signed_in: false` for a caller who is not signed in (never 401). In local mode the answer is the local admin.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -43,7 +53,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** accept an invite: make the account with the invite's role and sign in (sets the session cookie) */
+        /**
+         * accept an invite: make the account with the invite's role and sign in (sets the session cookie)
+         * @description Accepts an invite: makes the account with the invite's role and signs the new person in (sets the session cookie). Errors: 404 `invite_not_found`; 410 `invite_used`, `invite_expired` or `invite_revoked`; 409 `email_taken` (the invite stays unused); 400 `weak_password`; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         post: operations["signUp"];
         delete?: never;
         options?: never;
@@ -60,7 +75,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** sign in with email and password (sets the session cookie); rate limited per account and address */
+        /**
+         * sign in with email and password (sets the session cookie); rate limited per account and address
+         * @description Signs in with an email address and password and sets the session cookie. Errors: 401 `invalid_credentials` (the same answer for a wrong password, an unknown address or a removed person); 429 `rate_limited` after too many failures for the account or the address, with `Retry-After`; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         post: operations["signIn"];
         delete?: never;
         options?: never;
@@ -77,7 +97,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** end this browser's session (clears the session cookie) */
+        /**
+         * end this browser's session (clears the session cookie)
+         * @description Ends this browser's session: the session is deleted and the cookie cleared. Answers 204 even when no session was open.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         post: operations["signOut"];
         delete?: never;
         options?: never;
@@ -94,7 +119,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** set a new password with a reset link; ends every session and API token of the person, then signs in */
+        /**
+         * set a new password with a reset link; ends every session and API token of the person, then signs in
+         * @description Sets a new password with a one-time reset link made by an admin, ends every session and API token of the person, then signs them in. Errors: 404 `reset_link_not_found`; 410 `reset_link_used`, `reset_link_expired` or `reset_link_revoked`; 400 `weak_password`; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         post: operations["resetPassword"];
         delete?: never;
         options?: never;
@@ -109,10 +139,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** the caller's API tokens, newest first (never the tokens themselves) */
+        /**
+         * the caller's API tokens, newest first (never the tokens themselves)
+         * @description The caller's API tokens, newest first, with name, creation, last use and expiry; never the tokens themselves. Local mode answers 409 `hosted_only`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listApiTokens"];
         put?: never;
-        /** make an API token for scripts, the Action or a coding agent; the token appears one time */
+        /**
+         * make an API token for scripts, the Action or a coding agent; the token appears one time
+         * @description Makes an API token for scripts, the GitHub Action or a coding agent, acting as the caller with the caller's role. The token appears in this answer only; the service keeps a hash. A guest has no tokens (403 `forbidden`); local mode answers 409 `hosted_only`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["createApiToken"];
         delete?: never;
         options?: never;
@@ -130,8 +170,79 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** revoke one of the caller's API tokens; it stops working at once */
+        /**
+         * revoke one of the caller's API tokens; it stops working at once
+         * @description Revokes one of the caller's API tokens; requests with it answer 401 `invalid_token` at once, on every instance. A token of someone else is 404 `not_found`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * link a GitHub login: redirects the signed-in person to GitHub's authorize page of the App
+         * @description Starts linking a GitHub login to the caller's account: redirects (302) to GitHub's authorize page of the App with a one-time state. Errors: 503 `github_link_unavailable` when the App's client id and secret are not set; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
+        get: operations["linkGitHub"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/github/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * where GitHub sends the person back: checks the state, reads GET /user, links the login
+         * @description Where GitHub sends the person back after authorizing: checks the state, reads the GitHub user and links its login to the account. Errors: 400 `oauth_state_invalid`; 409 `github_login_taken`; 502 `github_oauth_failed`; 503 `github_link_unavailable`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
+        get: operations["gitHubCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{userId}/github-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * set or clear a person's GitHub login (null clears it)
+         * @description Sets or clears (null) the GitHub login linked to a person's account. Errors: 404 `not_found`; 409 `github_login_taken`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
+        put: operations["setGitHubLogin"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -144,10 +255,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list bundles and the invalid bundle-like folders */
+        /**
+         * list bundles and the invalid bundle-like folders
+         * @description Lists the bundles the caller may see, by slug, a page at a time (`limit`, `cursor`), each with its main doc, latest verdict and the caller's next action; `problems` lists folders that look like bundles but are not valid (not shown to a guest, whose list holds only the bundle it entered). Errors: 400 `bad_cursor`.
+         *
+         *     **Who may call it:** A viewer, member or admin; a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getBundles"];
         put?: never;
-        /** create a bundle from a profile's template */
+        /**
+         * create a bundle from a profile's template
+         * @description Creates a bundle: a new folder `name` whose main doc is the profile's template with `title` as its heading, as version 1 by the caller, linted at once. Errors: 400 `unknown_profile`; 409 `bundle_exists` when the folder name is taken; 400 `validation_failed` or `bad_path` for a name that is not a folder path inside the served folder.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postBundles"];
         delete?: never;
         options?: never;
@@ -162,11 +283,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** one bundle with its spec docs */
+        /**
+         * one bundle with its spec docs
+         * @description One bundle with its spec docs, each with its current version, latest verdict and the caller's next action. The bundle is read afresh first (a local folder changed on disk, a repohost source's branch).
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getBundlesByBundleId"];
         put?: never;
         post?: never;
-        /** delete a bundle whose text the service holds, with everything that hangs off it; permanent */
+        /**
+         * delete a bundle whose text the service holds, with everything that hangs off it; permanent
+         * @description Deletes a bundle whose text the service holds (a local folder or a bundle kept in the database), with its versions, runs, threads, waivers and links; permanent. `GET /bundles/{bundleId}/delete-plan` says first what goes. A bundle read from a repo host is not deleted here: 409 `repohost_bundle_in_repo` (stop reading its source, or delete its folder in a pull request).
+         *
+         *     **Who may call it:** The bundle's author (the member who created it) or an admin who can see the bundle (one they may not see is 404 `not_found`). In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteBundlesByBundleId"];
         options?: never;
         head?: never;
@@ -180,7 +311,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** what the Delete control offers for this bundle, by the kind of source */
+        /**
+         * what the Delete control offers for this bundle, by the kind of source
+         * @description What the Delete control offers for this bundle, by its kind of source, in one sentence and in figures (files, bytes, versions): deleting the files and records (local, database), or, for a repohost bundle, archiving by stopping its source or deleting its folder in a pull request (`permanent: false`, `source_id`). Changes nothing.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getBundlesByBundleIdDeletePlan"];
         put?: never;
         post?: never;
@@ -199,7 +335,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** list the markdown files of an import, each with its profile and the links offered */
+        /**
+         * list the markdown files of an import, each with its profile and the links offered
+         * @description Reads an import as `POST /bundles/import` would (a `.md` file, a `.zip` file, dropped folder files or pasted markdown) and lists its markdown files, each with the profile it names or would get and the links offered between them. Writes nothing. Errors: 400 `import_source`, `bad_zip`, `zip_symlink`, `duplicate_path`, `bad_path`; 413 `zip_bomb` or `bundle_too_large`; 415 `unsupported_file_type`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postBundlesImportPreview"];
         delete?: never;
         options?: never;
@@ -216,7 +357,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** import a bundle from a .md file, a .zip file or pasted markdown */
+        /**
+         * import a bundle from a .md file, a .zip file or pasted markdown
+         * @description Imports a bundle from a `.md` file, a `.zip` file, dropped folder files or pasted markdown: the picked docs become spec docs (with a profile given or guessed), the confirmed links are held by the service, and each new bundle is linted. Nothing is written when anything fails. Errors: 400 `import_source`, `no_spec_doc`, `bad_zip`, `zip_symlink`, `duplicate_path`, `unknown_profile`; 409 `bundle_exists`, `link_cycle`; 413 `zip_bomb`, `bundle_too_large`, `file_too_large`; 415 `unsupported_file_type`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postBundlesImport"];
         delete?: never;
         options?: never;
@@ -231,7 +377,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** one spec doc */
+        /**
+         * one spec doc
+         * @description One spec doc: its bundle, path, profile, current version, latest verdict, repohost state (draft, ahead, pull request) and the caller's next action.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocId"];
         put?: never;
         post?: never;
@@ -248,11 +399,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** files of a bundle version; default is the current version */
+        /**
+         * files of a bundle version; default is the current version
+         * @description The files of a bundle version (default: the current one), each with path, size, SHA-256 and media type, and the version itself. Errors: 400 `bad_version`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocIdFiles"];
         put?: never;
         post?: never;
-        /** delete a file; creates a version */
+        /**
+         * delete a file; creates a version
+         * @description Deletes one file of the bundle as a new version (with an optional `message`) and lints it. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 404 `file_not_found`; 409 `main_doc_required` for the bundle's spec doc.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteDocsByDocIdFiles"];
         options?: never;
         head?: never;
@@ -266,9 +427,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** bytes of one file in a bundle version; default current */
+        /**
+         * bytes of one file in a bundle version; default current
+         * @description The bytes of one file in a bundle version (default: the current one), with its media type. Errors: 404 `file_not_found`; 400 `bad_version`, `bad_path`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocIdFilesContent"];
-        /** create or replace a file; creates a version when the content changed */
+        /**
+         * create or replace a file; creates a version when the content changed
+         * @description Creates or replaces one file with the request body; a new version when the bytes changed (otherwise nothing is written and `changed` is false), then the bundle is linted. On a repohost bundle the version is a draft until it is published. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 400 `empty_body`, `bad_path`; 409 `two_spec_docs`; 413 `file_too_large`, `bundle_too_large`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         put: operations["putDocsByDocIdFilesContent"];
         post?: never;
         delete?: never;
@@ -286,7 +457,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** rename or move a file inside the bundle; creates a version */
+        /**
+         * rename or move a file inside the bundle; creates a version
+         * @description Renames or moves one file inside the bundle (`from`, `to`) as a new version, and lints it. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 404 `file_not_found`; 409 `file_exists` at `to`, `main_doc_required` when the spec doc would leave the top of the bundle, `two_spec_docs`; 400 `bad_path`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postDocsByDocIdFilesRename"];
         delete?: never;
         options?: never;
@@ -301,7 +477,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** versions of a bundle, newest first */
+        /**
+         * versions of a bundle, newest first
+         * @description The versions of the doc's bundle, newest first, a page at a time (`limit`, `cursor`): number, author, message and time of each. Errors: 400 `bad_cursor`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocIdVersions"];
         put?: never;
         post?: never;
@@ -318,7 +499,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** compare two versions, by file and by section of the main doc */
+        /**
+         * compare two versions, by file and by section of the main doc
+         * @description Compares two versions of the bundle (`from`, default the one before `to`; `to`, default the current one), file by file and, for the main doc, section by section with the text that changed. Errors: 400 `bad_version`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocIdDiff"];
         put?: never;
         post?: never;
@@ -335,7 +521,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** download a bundle version as .zip, or the current version as a self-contained HTML report with the verdict */
+        /**
+         * download a bundle version as .zip, or the current version as a self-contained HTML report with the verdict
+         * @description Downloads a bundle version as a `.zip` of its folder (`format=zip`, any `version`), or the current version as one self-contained HTML report with its verdict and findings (`format=html`), for reading offline. Errors: 400 `bad_version`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getDocsByDocIdExport"];
         put?: never;
         post?: never;
@@ -352,10 +543,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** markdown files the local scan passed over because they name no type; empty in hosted mode */
+        /**
+         * markdown files the local scan passed over because they name no type; empty in hosted mode
+         * @description Markdown files the local scan passed over because their frontmatter names no type, by path; files marked as not a spec are left out. `POST /profiles/guess` suggests a type for one. Always empty in hosted mode, which scans no folder.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["getSkipped"];
         put?: never;
-        /** write a type into skipped files so they become spec docs; one request takes every picked doc, so the order of picks does not matter */
+        /**
+         * write a type into skipped files so they become spec docs; one request takes every picked doc, so the order of picks does not matter
+         * @description Writes a type into the frontmatter of each picked skipped file so it becomes a spec doc (a bundle, linted at once), all in one request so the order of picks does not matter; answers the new bundles. Errors: 409 `already_typed` for a file that names a type already, `two_spec_docs` when a folder would hold two; 400 `validation_failed` for a doc picked twice or frontmatter that is not valid YAML.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postSkipped"];
         delete?: never;
         options?: never;
@@ -370,12 +571,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** markdown files a person marked as not a spec */
+        /**
+         * markdown files a person marked as not a spec
+         * @description Markdown files someone marked as not a spec, with who did and when; the scan and imports no longer offer them for adoption.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["getDismissedDocs"];
         put?: never;
-        /** mark a markdown file as not a spec so it is no longer offered for adoption */
+        /**
+         * mark a markdown file as not a spec so it is no longer offered for adoption
+         * @description Marks one markdown file as not a spec, so it is no longer offered for adoption. Marking it again changes nothing. Errors: 400 `bad_path`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postDismissedDocs"];
-        /** take the mark off a file */
+        /**
+         * take the mark off a file
+         * @description Takes the not-a-spec mark off one file, so the scan offers it again. Errors: 404 `not_found` for a file that is not marked.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteDismissedDocs"];
         options?: never;
         head?: never;
@@ -391,7 +607,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** render markdown to HTML; each block carries its source position */
+        /**
+         * render markdown to HTML; each block carries its source position
+         * @description Renders markdown to HTML the way the service shows docs (GitHub-flavoured, raw HTML not rendered); each block element carries `data-source-start`/`-end` (UTF-8 byte offsets into the text) and `data-source-line`/`-end-line`, for anchoring threads. Stores nothing. Errors: 413 `file_too_large` over `max_file_mb`.
+         *
+         *     **Who may call it:** A viewer, member or admin; a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         post: operations["postRender"];
         delete?: never;
         options?: never;
@@ -406,10 +627,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** look up a share link; a revoked or expired link is not found */
+        /**
+         * look up a share link; a revoked or expired link is not found
+         * @description Looks up a share link by its token: the bundle's id, slug and title, its main doc and when the link expires, so the page can ask the guest's name. A link that is unknown, revoked or expired is 404 `not_found`, and the answer never repeats the token.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         get: operations["getShareLink"];
         put?: never;
-        /** enter a share link as a guest with a display name; sets the guest cookie */
+        /**
+         * enter a share link as a guest with a display name; sets the guest cookie
+         * @description Enters a share link as a guest with a display name: sets the guest cookie, which reads that one bundle and may open threads for humans on it until the link is revoked or expires. Errors: 404 `not_found` for an unknown, revoked or expired link.
+         *
+         *     **Who may call it:** Anyone, signed in or not.
+         */
         post: operations["enterShareLink"];
         delete?: never;
         options?: never;
@@ -424,7 +655,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** who can see the bundle, and its share link state */
+        /**
+         * who can see the bundle, and its share link state
+         * @description Who can see the bundle: its visibility (`internal`, `private` or `link`), its author, the audience in words and the people it reaches, and the state of its share link (active, made when and by whom, expiring when); never the link's token or URL.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getBundleAccess"];
         put?: never;
         post?: never;
@@ -442,7 +678,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** set visibility; leaving link visibility revokes the share link */
+        /**
+         * set visibility; leaving link visibility revokes the share link
+         * @description Sets the bundle's visibility: `internal` (everyone in the workspace), `private` (the author and admins) or `link` (also guests with the share link). Leaving `link` revokes the share link, and guests lose the bundle at once.
+         *
+         *     **Who may call it:** The bundle's author (the member who created it) or an admin who can see the bundle (one they may not see is 404 `not_found`). In local mode, the one local person (the local admin).
+         */
         put: operations["setBundleVisibility"];
         post?: never;
         delete?: never;
@@ -460,9 +701,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** make a new share link; replaces the old one, sets link visibility; URL appears one time */
+        /**
+         * make a new share link; replaces the old one, sets link visibility; URL appears one time
+         * @description Makes a new share link for the bundle, replacing the old one (which stops working), and sets the visibility to `link`. The URL appears in this answer only; the service keeps a hash. `expires_in_days` bounds it.
+         *
+         *     **Who may call it:** The bundle's author (the member who created it) or an admin who can see the bundle (one they may not see is 404 `not_found`). In local mode, the one local person (the local admin).
+         */
         post: operations["createShareLink"];
-        /** revoke the share link */
+        /**
+         * revoke the share link
+         * @description Revokes the bundle's share link: guests who entered through it lose the bundle at once (401 `unauthenticated` on their next request).
+         *
+         *     **Who may call it:** The bundle's author (the member who created it) or an admin who can see the bundle (one they may not see is 404 `not_found`). In local mode, the one local person (the local admin).
+         */
         delete: operations["revokeShareLink"];
         options?: never;
         head?: never;
@@ -478,7 +729,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** report what the build learned about the doc; a blocked report opens a blocking thread */
+        /**
+         * report what the build learned about the doc; a blocked report opens a blocking thread
+         * @description Reports what the build learned about the doc after a handoff: `result` is `built`, `partial` or `blocked`, with a markdown text and optionally the section it is about. A `blocked` report opens a blocking thread on the doc, which holds its verdict back until resolved. Errors: 404 `handoff_not_found`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["reportHandoff"];
         delete?: never;
         options?: never;
@@ -493,10 +749,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** handoffs of a bundle, newest first */
+        /**
+         * handoffs of a bundle, newest first
+         * @description The handoffs of the doc's bundle, newest first: who took which version's build packet, with which verdict, whether it was acknowledged without Build Ready, and its reports.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listHandoffs"];
         put?: never;
-        /** take the build packet of a Build Ready bundle and record the handoff */
+        /**
+         * take the build packet of a Build Ready bundle and record the handoff
+         * @description Takes the build packet for a coding agent as JSON (the bundle's files, its trace IDs, open build questions, linked docs and external targets, a re-entry prompt for the agent, and the verdict), and records the handoff with an optional `label`. Needs a current Build Ready verdict: otherwise 409 `handoff_not_ready`, unless the body says `acknowledged: true`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["takeHandoff"];
         delete?: never;
         options?: never;
@@ -513,7 +779,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** take the build packet as a .zip file, record the handoff; the .zip holds the files the service's handoff command writes */
+        /**
+         * take the build packet as a .zip file, record the handoff; the .zip holds the files the service's handoff command writes
+         * @description The same build packet as `POST /docs/{docId}/handoff`, as a `.zip` holding the files the `spec-review handoff` command writes, and records the handoff. Errors: 409 `handoff_not_ready` unless `acknowledged: true`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["takeHandoffZip"];
         delete?: never;
         options?: never;
@@ -528,10 +799,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** verification runs of a bundle, newest first */
+        /**
+         * verification runs of a bundle, newest first
+         * @description The verification runs of the doc's bundle, newest first: the target (repo at a commit, or folder), the status (`queued`, `done`, `failed`), the verdict and the outcome of each trace ID.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listVerifications"];
         put?: never;
-        /** queue a verification of one build against a code repo at one commit, or a folder */
+        /**
+         * queue a verification of one build against a code repo at one commit, or a folder
+         * @description Queues a check of one build against the bundle's trace IDs: a code repo at a commit (`target`, or `repo` and `sha`; a pull request URL names its head) or, in local mode, a folder (`path`), optionally with `claims` that point at code and a `handoff_id`. Answers 202 with the run; follow it with `/verifications/{runId}/events`. Errors: 400 `verification_target_missing`, `target_unrecognised`, `bad_sha`, `folder_local_only`, `not_a_git_repo`, `claim_*`; 403 `folder_not_allowed`; 404 `folder_not_found`, `repo_not_found`, `commit_not_found`, `handoff_not_found`; 409 `repohost_token_missing`, `repohost_reader_missing`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); it spends the workspace's token budget. In local mode, the one local person (the local admin).
+         */
         post: operations["startVerification"];
         delete?: never;
         options?: never;
@@ -548,7 +829,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** say which repo and commit or folder a pasted target names, before a run starts */
+        /**
+         * say which repo and commit or folder a pasted target names, before a run starts
+         * @description Says which repo and commit (and branch or pull request), or which folder, a pasted target names, before a verification starts, so the page can confirm it. Starts nothing. Errors as for starting a verification: 400 `target_unrecognised`, `folder_local_only`; 404 `repo_not_found`, `commit_not_found`, `folder_not_found`; 409 `repohost_reader_missing`, `repohost_token_missing`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         post: operations["resolveVerificationTarget"];
         delete?: never;
         options?: never;
@@ -563,7 +849,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** targets that prefill the verify field: implemented-by links first, else the repo of the last run */
+        /**
+         * targets that prefill the verify field: implemented-by links first, else the repo of the last run
+         * @description The targets that prefill the verify field: the repos of the doc's `implemented-by` links first, else the target of its last verification run. Empty when there is neither.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getVerificationDefaults"];
         put?: never;
         post?: never;
@@ -580,7 +871,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** follow a verification run by trace ID, as server-sent events */
+        /**
+         * follow a verification run by trace ID, as server-sent events
+         * @description Follows a verification run as server-sent events, trace ID by trace ID as each outcome is decided, then the end of the run. `Last-Event-ID` resumes after the last event seen, on any instance.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["followVerification"];
         put?: never;
         post?: never;
@@ -597,7 +893,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** one verification run with the outcome of each trace ID */
+        /**
+         * one verification run with the outcome of each trace ID
+         * @description One verification run: its target, status and verdict, the outcome of each trace ID with where in the code it was found, what the scan read, and whether it opened a blocking thread.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getVerification"];
         put?: never;
         post?: never;
@@ -614,10 +915,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** review runs of a bundle, newest first */
+        /**
+         * review runs of a bundle, newest first
+         * @description The review runs of the doc (lint runs of each save and full reviews), newest first, a page at a time, each with its version, status and verdict. Errors: 400 `bad_cursor`.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listRuns"];
         put?: never;
-        /** start a full review of the current version */
+        /**
+         * start a full review of the current version
+         * @description Queues a full AI review of the current version (readers, build questions, claims, a judge); answers 202 with the run, which a worker takes. Follow it with `/runs/{runId}/events`. Errors: 409 `model_not_configured` (`roles` lists the review roles without a model), 409 `budget_exceeded` when this month's token budget is used up.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); it spends the workspace's token budget. In local mode, the one local person (the local admin).
+         */
         post: operations["startRun"];
         delete?: never;
         options?: never;
@@ -634,7 +945,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** review bundle files not saved on the server; the server keeps the files and result for 90 days for the report; changes no bundle */
+        /**
+         * review bundle files not saved on the server; the server keeps the files and result for 90 days for the report; changes no bundle
+         * @description Reviews bundle files sent in the body (`files`, `main_path`) without saving them as a bundle: the lint, and with `full: true` the AI review too, answered when done. The server keeps the files and the result for 90 days for the HTML report (`/reviews/{reviewId}/report`); no bundle changes. Errors: 413 `bundle_too_large`; 409 `model_not_configured`, `budget_exceeded`; 502 `model_failed`.
+         *
+         *     **Who may call it:** A member or admin; it spends the workspace's token budget. In local mode, the one local person (the local admin).
+         */
         post: operations["reviewFiles"];
         delete?: never;
         options?: never;
@@ -649,7 +965,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** self-contained HTML report of a review from POST /reviews */
+        /**
+         * self-contained HTML report of a review from POST /reviews
+         * @description The self-contained HTML report of a review made with `POST /reviews`, while it is kept (90 days): the verdict, findings and the files as reviewed. An unknown or expired review is 404 `not_found`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["getReviewReport"];
         put?: never;
         post?: never;
@@ -666,7 +987,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** estimate tokens and cost of a full review before it starts */
+        /**
+         * estimate tokens and cost of a full review before it starts
+         * @description Estimates a full review of the current version before it starts: model calls, steps already cached, tokens in and out, and the cost in USD when the roles have prices. Starts nothing.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["estimateRun"];
         put?: never;
         post?: never;
@@ -683,7 +1009,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** follow a run's progress by stage, as server-sent events */
+        /**
+         * follow a run's progress by stage, as server-sent events
+         * @description Follows a run's progress as server-sent events: each stage as it starts and ends, findings as they come, requeues after a takeover, and the end with the verdict. `Last-Event-ID` resumes after the last event seen, on any instance.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["followRun"];
         put?: never;
         post?: never;
@@ -700,7 +1031,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** a run's factual claims and their labels */
+        /**
+         * a run's factual claims and their labels
+         * @description The factual claims a full review found in the doc, each with its text, anchor, label (`supported`, `unsupported`, `contradicted`, `assumption`), an explanation and the sources it was checked against.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listClaims"];
         put?: never;
         post?: never;
@@ -717,7 +1053,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** a run's build questions, reader answers and results */
+        /**
+         * a run's build questions, reader answers and results
+         * @description The build questions of a full review: what a builder would have to ask, with its level and the sections it cites, each reader's answer from the doc, how the answers group, and the result.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listQuestions"];
         put?: never;
         post?: never;
@@ -734,7 +1075,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** one review run and its verdict */
+        /**
+         * one review run and its verdict
+         * @description One review run: its kind (`lint`, `full`), version, status and current stage, its times, and its verdict (`result`: `build_ready`, `not_build_ready` or `stale`; score; counts by level; blocking threads).
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -751,7 +1097,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ordered points of the current review that need a human decision */
+        /**
+         * ordered points of the current review that need a human decision
+         * @description The ordered points of the doc's current review that need a human decision (a waiver to decide, a thread to decide, a finding to fix, a review to request, a type to adopt, a handoff to take), each in one sentence with its anchor, for a guided walk through them.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getTour"];
         put?: never;
         post?: never;
@@ -770,7 +1121,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** summarize what changed in meaning between two versions, and the change in findings */
+        /**
+         * summarize what changed in meaning between two versions, and the change in findings
+         * @description Asks the AI to summarize what changed in meaning between two versions (`from`, `to`), with the findings that appeared and went away between their runs. Spends tokens; changes nothing. Errors: 400 `bad_version`; 409 `model_not_configured`, `budget_exceeded`; 502 `model_failed`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); it spends the workspace's token budget. In local mode, the one local person (the local admin).
+         */
         post: operations["summarizeDiff"];
         delete?: never;
         options?: never;
@@ -785,7 +1141,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** run report: stage timings, reader diversity, findings by category */
+        /**
+         * run report: stage timings, reader diversity, findings by category
+         * @description The report of a run: time per stage, token use, how diverse the readers' answers were, and findings by category and severity.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getRunReport"];
         put?: never;
         post?: never;
@@ -804,7 +1165,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ask the AI for a patch for one finding; the doc does not change */
+        /**
+         * ask the AI for a patch for one finding; the doc does not change
+         * @description Asks the AI for a patch that would resolve one finding, kept with the finding for `fix/accept`; the doc does not change. Errors: 409 `model_not_configured`, `budget_exceeded`; 502 `model_failed`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); it spends the workspace's token budget. In local mode, the one local person (the local admin).
+         */
         post: operations["suggestFix"];
         delete?: never;
         options?: never;
@@ -821,7 +1187,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** apply the finding's suggested patch as a new version */
+        /**
+         * apply the finding's suggested patch as a new version
+         * @description Applies the finding's suggested patch to the file as a new version, and lints it. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 409 `fix_not_suggested` before `POST …/fix`, 409 `patch_conflict` when the text it changes was edited since.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["acceptFix"];
         delete?: never;
         options?: never;
@@ -836,7 +1207,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** findings of a run, in document order */
+        /**
+         * findings of a run, in document order
+         * @description The findings of a run in document order: check, level (`MUST`, `SHOULD`, `INFO`), category, message, anchor and stage, the waiver that covers it, and whether a fix was suggested.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listFindings"];
         put?: never;
         post?: never;
@@ -853,7 +1229,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** links, traceability matrices, suggested trace IDs */
+        /**
+         * links, traceability matrices, suggested trace IDs
+         * @description The doc's traceability: its links (kind, target, origin: frontmatter, held by the service or a profile rule), the trace matrices of the bundles it implements and of its own IDs (each cell `covered`, `referenced` or `missing`), link problems such as cycles or unresolved targets, and suggested IDs for requirements without one.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getTrace"];
         put?: never;
         post?: never;
@@ -873,7 +1254,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** remove one outgoing link the service holds for the doc */
+        /**
+         * remove one outgoing link the service holds for the doc
+         * @description Removes one outgoing link of the doc (`kind`, `target_ref`): from the frontmatter as a new version, or one the service holds. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 404 `link_not_found`; 409 `link_not_removable` for a link that follows from a profile rule; 409 `frontmatter_unreadable`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         delete: operations["removeLink"];
         options?: never;
         head?: never;
@@ -889,7 +1275,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** insert suggested trace IDs into the main doc */
+        /**
+         * insert suggested trace IDs into the main doc
+         * @description Writes suggested trace IDs (`ids`, default every suggestion) at the start of their statements in the main doc as one new version, and lints it. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 409 `trace_id_taken`; 400 `unknown_trace_id` for an ID that is not a current suggestion.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["insertTraceIds"];
         delete?: never;
         options?: never;
@@ -906,7 +1297,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** answer a coverage gap with `This doc covers it` */
+        /**
+         * answer a coverage gap with `This doc covers it`
+         * @description Answers a coverage gap with `This doc covers it`: appends `Covers <ID>.` to the end of the section's own text as a new version, and lints it; a section that already covers it changes nothing. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 400 `unknown_trace_id` (not defined by a bundle this doc implements), 400 `section_not_found`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["coverTraceId"];
         delete?: never;
         options?: never;
@@ -923,7 +1319,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** links offered between docs in one folder */
+        /**
+         * links offered between docs in one folder
+         * @description The links the service would offer between docs of one folder (an import's docs, a repohost source's skipped docs, or local files), from their names, headings and the profiles' upstream rules. Stores nothing. Errors: 404 `not_found` for an unknown source; 413 `file_too_large`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["suggestLinks"];
         delete?: never;
         options?: never;
@@ -938,10 +1339,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** threads of a bundle, open first */
+        /**
+         * threads of a bundle, open first
+         * @description The threads of the doc's bundle, open ones first: anchor, whom they address (humans or the AI), whether they block, their status and last message.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listThreads"];
         put?: never;
-        /** open a thread anchored to text, a section or a finding; a guest opens threads for humans only */
+        /**
+         * open a thread anchored to text, a section or a finding; a guest opens threads for humans only
+         * @description Opens a thread on the doc anchored to text (file, offsets and quote), a section, a finding or a check, addressed to humans or to the AI, optionally blocking. A thread for the AI gets an answer with sources. Errors: 400 `anchor_file_not_found`, `anchor_out_of_range`, `anchor_quote_not_found`, `anchor_finding_not_found`, `unknown_check`; 403 `guest_humans_only` when a guest addresses the AI.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest on the bundle its share link opened, for threads addressed to humans. In local mode, the one local person (the local admin).
+         */
         post: operations["openThread"];
         delete?: never;
         options?: never;
@@ -956,7 +1367,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** a thread with its messages */
+        /**
+         * a thread with its messages
+         * @description One thread with its messages in order, its anchor as it follows the current text, its decision and its status.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getThread"];
         put?: never;
         post?: never;
@@ -975,7 +1391,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** post a message; in a thread for the AI, the AI answers with sources */
+        /**
+         * post a message; in a thread for the AI, the AI answers with sources
+         * @description Posts a message in a thread; in a thread addressed to the AI, the AI answers with its sources. Errors: 409 `thread_resolved` (reopen it first).
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["postMessage"];
         delete?: never;
         options?: never;
@@ -992,7 +1413,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** mark a message as the thread's decision */
+        /**
+         * mark a message as the thread's decision
+         * @description Marks one message as the thread's decision, which handoffs carry to the build. Errors: 400 `message_not_in_thread`; 409 `already_decided`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["markDecision"];
         delete?: never;
         options?: never;
@@ -1008,7 +1434,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** mark the thread blocking or not */
+        /**
+         * mark the thread blocking or not
+         * @description Marks the thread blocking or not: an open blocking thread holds the doc's verdict back from Build Ready.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         put: operations["setThreadBlocking"];
         post?: never;
         delete?: never;
@@ -1025,7 +1456,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** resolve or reopen the thread */
+        /**
+         * resolve or reopen the thread
+         * @description Resolves or reopens the thread (`open`). A resolved thread takes no messages until reopened.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         put: operations["setThreadStatus"];
         post?: never;
         delete?: never;
@@ -1043,7 +1479,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ask to excuse one trace ID in one code repo; never goes in the sidecar */
+        /**
+         * ask to excuse one trace ID in one code repo; never goes in the sidecar
+         * @description Asks to excuse one trace ID in one code repo (or folder) from verification, with a reason of at least 20 characters; once approved, verification runs on that repo count it as waived. Kept by the service only, never in the sidecar file. Errors: 409 `verification_waiver_exists` (`waiver_id` names it).
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["requestVerificationWaiver"];
         delete?: never;
         options?: never;
@@ -1058,10 +1499,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** waivers of a bundle */
+        /**
+         * waivers of a bundle
+         * @description The waivers and acknowledgements of the doc's bundle: what each excuses (a finding, a trace ID, a standalone doc), its reason, status (requested, approved, rejected, withdrawn) and who decided.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listWaivers"];
         put?: never;
-        /** request a waiver for one finding, with a reason of at least 20 characters */
+        /**
+         * request a waiver for one finding, with a reason of at least 20 characters
+         * @description Requests a waiver for one finding, or an acknowledgement of a trace ID gap or of a standalone doc, with a reason of at least 20 characters; the profile's policy says who approves it. Errors: 400 `reason_too_short`, `waiver_target`; 404 `finding_not_found`; 409 `waiver_exists`, `must_not_waivable`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["requestWaiver"];
         delete?: never;
         options?: never;
@@ -1078,7 +1529,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** withdraw one acknowledgement (trace entry or standalone); takes effect at once */
+        /**
+         * withdraw one acknowledgement (trace entry or standalone); takes effect at once
+         * @description Withdraws one approved acknowledgement (of a trace entry or a standalone doc); the gap counts again at once. Errors: 409 `not_an_acknowledgement`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["withdrawAcknowledgement"];
         delete?: never;
         options?: never;
@@ -1095,7 +1551,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** approve a waiver under the profile's policy */
+        /**
+         * approve a waiver under the profile's policy
+         * @description Approves a waiver under the profile's waiver policy; with enough approvals the finding no longer counts against the verdict. Errors: 403 `own_waiver`, `not_an_approver`; 409 `waiver_not_open`, `already_approved`; 409 `second_person_needed` in local mode for the local admin's own request.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`), within the profile's waiver and approval rules. In local mode, the one local person (the local admin).
+         */
         post: operations["approveWaiver"];
         delete?: never;
         options?: never;
@@ -1112,7 +1573,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** reject a waiver with a decision reason */
+        /**
+         * reject a waiver with a decision reason
+         * @description Rejects a waiver with a decision reason; the finding counts again. Errors: 403 `not_an_approver`; 409 `waiver_not_open`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`), within the profile's waiver and approval rules. In local mode, the one local person (the local admin).
+         */
         post: operations["rejectWaiver"];
         delete?: never;
         options?: never;
@@ -1127,7 +1593,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** review status of a bundle */
+        /**
+         * review status of a bundle
+         * @description The review status of the doc (`draft`, `in_review`, `approved`, `superseded`), its author, assigned reviewers and their approvals, the verdict on the current version, and whether the caller can approve.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["getReviewStatus"];
         put?: never;
         post?: never;
@@ -1146,7 +1617,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ask for a review and assign reviewers; a draft moves to in review */
+        /**
+         * ask for a review and assign reviewers; a draft moves to in review
+         * @description Asks for a review and assigns reviewers, who get it in their inbox; a draft moves to in review. Errors: 400 `unknown_reviewer` (not a member or admin, or the author); 409 `second_person_needed` in local mode.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["requestReview"];
         delete?: never;
         options?: never;
@@ -1163,7 +1639,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** approve the current version */
+        /**
+         * approve the current version
+         * @description Approves the doc's current version (`base_version`). Needs a current Build Ready verdict. Errors: 409 `not_build_ready`, `already_approved`, `version_conflict`; 403 `author_cannot_approve`; 409 `second_person_needed` in local mode.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`), within the profile's waiver and approval rules. In local mode, the one local person (the local admin).
+         */
         post: operations["approveDoc"];
         delete?: never;
         options?: never;
@@ -1178,7 +1659,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** workspace members, for reviewers and mentions; empty in local mode */
+        /**
+         * workspace members, for reviewers and mentions; empty in local mode
+         * @description The members of the workspace with id, name and role, for choosing reviewers and mentions. Empty in local mode, which has one person.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listPeople"];
         put?: never;
         post?: never;
@@ -1195,7 +1681,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** the caller's inbox */
+        /**
+         * the caller's inbox
+         * @description The caller's inbox, newest first, a page at a time: each item (a review request, a waiver to decide, a reply, …) in one sentence with where it opens and whether it is read, and the count of items not yet seen. Errors: 400 `bad_cursor`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["getInbox"];
         put?: never;
         post?: never;
@@ -1214,7 +1705,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** mark the inbox as read up to now */
+        /**
+         * mark the inbox as read up to now
+         * @description Marks the caller's inbox as seen up to now: the count of new items drops to zero; items stay unread until opened.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["markInboxSeen"];
         delete?: never;
         options?: never;
@@ -1231,7 +1727,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** mark one inbox item read */
+        /**
+         * mark one inbox item read
+         * @description Marks one item of the caller's inbox read. An item of someone else's inbox is 404 `not_found`.
+         *
+         *     **Who may call it:** Any signed-in person (viewer, member or admin), for their own; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["markInboxItemRead"];
         delete?: never;
         options?: never;
@@ -1246,7 +1747,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** metrics per profile; maintainers and admins */
+        /**
+         * metrics per profile; maintainers and admins
+         * @description Metrics per profile over the workspace's bundles: how many there are, how many are Build Ready, the median score and the checks that fail most, for maintainers tuning their profiles.
+         *
+         *     **Who may call it:** A maintainer of any profile (a member) or an admin. In local mode, the one local person (the local admin).
+         */
         get: operations["getInsights"];
         put?: never;
         post?: never;
@@ -1265,7 +1771,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** write the type and size the review used into the main doc's frontmatter */
+        /**
+         * write the type and size the review used into the main doc's frontmatter
+         * @description Writes the type and size the review used (guessed, not named) into the main doc's frontmatter as a new version (`keys` picks which). Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 409 `nothing_to_adopt` when the doc names both already.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["adoptProfile"];
         delete?: never;
         options?: never;
@@ -1281,7 +1792,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** change the profile of the bundle's main doc */
+        /**
+         * change the profile of the bundle's main doc
+         * @description Changes the profile of the bundle's main doc by writing its `type` into the frontmatter as a new version, and lints it with the new profile. Send the `base_version` the change is based on: when the bundle has a newer version the answer is 409 `version_conflict` with `current_version`, and nothing changes. Errors besides: 400 `unknown_profile`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         put: operations["changeDocProfile"];
         post?: never;
         delete?: never;
@@ -1297,7 +1813,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** sentences of the current main doc that start with `Assumption:` */
+        /**
+         * sentences of the current main doc that start with `Assumption:`
+         * @description The sentences of the current main doc that start with `Assumption:`, with where each is, so reviewers can check them.
+         *
+         *     **Who may call it:** A viewer, member or admin who can see the bundle (one they may not see is 404 `not_found`); a guest, on the bundle its share link opened. In local mode, the one local person (the local admin).
+         */
         get: operations["listAssumptions"];
         put?: never;
         post?: never;
@@ -1316,7 +1837,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** the profile that fits a markdown doc, from its headings */
+        /**
+         * the profile that fits a markdown doc, from its headings
+         * @description The profile that best fits a markdown doc, from its headings against each profile's template, with the score of each candidate. Stores nothing. Errors: 413 `file_too_large`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["guessProfile"];
         delete?: never;
         options?: never;
@@ -1331,10 +1857,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list profiles with current versions */
+        /**
+         * list profiles with current versions
+         * @description The profiles (document types) with their title, current version, whether each is built in, and how many bundles use it.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listProfiles"];
         put?: never;
-        /** create a profile for a new doc type; admins only */
+        /**
+         * create a profile for a new doc type; admins only
+         * @description Creates a profile for a new doc type from its YAML (checks, limits, waiver policy) and template, as version 1. Errors: 400 `profile_invalid` (with line and column of each error); 409 `profile_exists`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createProfile"];
         delete?: never;
         options?: never;
@@ -1349,12 +1885,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** a profile with its YAML, template, versions, maintainers */
+        /**
+         * a profile with its YAML, template, versions, maintainers
+         * @description One profile: its YAML, template, versions and maintainers. An unknown key is 404 `not_found`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["getProfile"];
-        /** save a profile as a new version; maintainers of the profile and admins */
+        /**
+         * save a profile as a new version; maintainers of the profile and admins
+         * @description Saves a profile's YAML and template as a new version; docs of that type are linted with it from their next run. Errors: 400 `profile_invalid`; 409 `version_conflict` when `base_version` is not the current version.
+         *
+         *     **Who may call it:** A maintainer of the profile (a member) or an admin. In local mode, the one local person (the local admin).
+         */
         put: operations["saveProfile"];
         post?: never;
-        /** delete a profile; admins only; refused for a built-in and while a bundle names its key */
+        /**
+         * delete a profile; admins only; refused for a built-in and while a bundle names its key
+         * @description Deletes a profile with its versions. Errors: 409 `profile_builtin` for a built-in profile, 409 `profile_in_use` while a bundle's doc names its key.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteProfile"];
         options?: never;
         head?: never;
@@ -1369,7 +1920,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** set the maintainers of a profile; admins only */
+        /**
+         * set the maintainers of a profile; admins only
+         * @description Sets the maintainers of a profile (members who may save and roll it back, and decide its waivers when its policy says `maintainers`).
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["setProfileMaintainers"];
         post?: never;
         delete?: never;
@@ -1385,7 +1941,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** YAML diff and template diff between two versions */
+        /**
+         * YAML diff and template diff between two versions
+         * @description The YAML diff and the template diff between two versions of a profile (`from`, `to`). Errors: 400 `bad_version`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["diffProfile"];
         put?: never;
         post?: never;
@@ -1404,7 +1965,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** write a new version whose text equals an earlier one */
+        /**
+         * write a new version whose text equals an earlier one
+         * @description Writes a new version of the profile whose text equals an earlier `version`; history is kept. Errors: 400 `bad_version`.
+         *
+         *     **Who may call it:** A maintainer of the profile (a member) or an admin. In local mode, the one local person (the local admin).
+         */
         post: operations["rollbackProfile"];
         delete?: never;
         options?: never;
@@ -1419,10 +1985,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** suggestions for a profile, as threads on its checks */
+        /**
+         * suggestions for a profile, as threads on its checks
+         * @description Suggestions for a profile, as threads on its checks, template or limits, open ones first.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listProfileThreads"];
         put?: never;
-        /** suggest a change to a check, the template or a limit */
+        /**
+         * suggest a change to a check, the template or a limit
+         * @description Suggests a change to one of the profile's checks, its template or a limit, as a thread its maintainers see. Errors: 400 `unknown_check`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["suggestProfileChange"];
         delete?: never;
         options?: never;
@@ -1437,9 +2013,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** workspace settings */
+        /**
+         * workspace settings
+         * @description The workspace settings: file and bundle size limits, invite lifetime, parallel model calls, whether sources a review cites are read.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["getSettings"];
-        /** change workspace settings */
+        /**
+         * change workspace settings
+         * @description Changes the workspace settings; every instance reads the new values at once. Limits apply to the next write, never to what is stored.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["putSettings"];
         post?: never;
         delete?: never;
@@ -1455,10 +2041,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list invite links, newest first */
+        /**
+         * list invite links, newest first
+         * @description The invite links, newest first, with role, who made them, and whether each is open, used, revoked or expired; never the link itself.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listInvites"];
         put?: never;
-        /** make a single-use invite link with a role; URL appears one time */
+        /**
+         * make a single-use invite link with a role; URL appears one time
+         * @description Makes a single-use invite link with the role the invited person gets; it expires after `invite_ttl_days`. The URL appears in this answer only. Errors: 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createInvite"];
         delete?: never;
         options?: never;
@@ -1475,7 +2071,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** revoke an unused invite link */
+        /**
+         * revoke an unused invite link
+         * @description Revokes an unused invite link so it can no longer make an account. Errors: 409 `invite_not_revocable` for a used, revoked or expired invite; 404 `not_found`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["revokeInvite"];
         delete?: never;
         options?: never;
@@ -1492,7 +2093,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** make a one-time password reset link for a user; URL appears one time */
+        /**
+         * make a one-time password reset link for a user; URL appears one time
+         * @description Makes a one-time password reset link for a person, valid 24 hours; it replaces any earlier link. The URL appears in this answer only. Errors: 404 `not_found` for an unknown person; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createResetLink"];
         delete?: never;
         options?: never;
@@ -1507,9 +2113,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** this month's token budget and use */
+        /**
+         * this month's token budget and use
+         * @description This month's token budget: the limit (none means no budget), tokens used so far by reviews, fixes and summaries, and what is left.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["getBudget"];
-        /** set the monthly token limit; no limit means no budget */
+        /**
+         * set the monthly token limit; no limit means no budget
+         * @description Sets the monthly token limit (`limit_tokens`; null removes the budget). Operations that spend tokens answer 409 `budget_exceeded` once it is used up.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["putBudget"];
         post?: never;
         delete?: never;
@@ -1525,10 +2141,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list model backends; secrets show their last 4 characters only */
+        /**
+         * list model backends; secrets show their last 4 characters only
+         * @description The model backends (OpenAI-compatible providers and agent CLIs) with their settings; a secret shows its last 4 characters only. Errors: 409 `secret_key_missing` on a server without a secret key.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listBackends"];
         put?: never;
-        /** add a model backend */
+        /**
+         * add a model backend
+         * @description Adds a model backend: a provider with base URL and secret, or an agent CLI from a preset or a command. The secret is sealed with the server's key and never returned. Errors: 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createBackend"];
         delete?: never;
         options?: never;
@@ -1544,10 +2170,20 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** change a backend; leave the secret out to keep the stored one */
+        /**
+         * change a backend; leave the secret out to keep the stored one
+         * @description Changes a model backend; leave `secret` out to keep the stored one. Errors: 404 `not_found`; 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["updateBackend"];
         post?: never;
-        /** delete a backend that no role uses */
+        /**
+         * delete a backend that no role uses
+         * @description Deletes a model backend. Errors: 409 `backend_in_use` while a role uses it (`roles` lists them); 404 `not_found`; 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteBackend"];
         options?: never;
         head?: never;
@@ -1563,7 +2199,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** send one short call to a backend and model */
+        /**
+         * send one short call to a backend and model
+         * @description Sends one short call to the backend with `model` and says whether it answered, its answer, the tokens and time it took, and the error when not. Spends a few tokens. Errors: 404 `not_found`; 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["testBackend"];
         delete?: never;
         options?: never;
@@ -1578,7 +2219,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** agent CLI presets and whether each CLI is installed */
+        /**
+         * agent CLI presets and whether each CLI is installed
+         * @description The agent CLI presets, each with the command it runs, how the prompt is passed, the secret's environment variable, and whether that CLI is installed on this server (and its version).
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listPresets"];
         put?: never;
         post?: never;
@@ -1595,7 +2241,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** roles with their backend and model */
+        /**
+         * roles with their backend and model
+         * @description The review roles (`reviewer`, `reader`, `judge`) with the backend, model and prices per million tokens assigned to each, or none. Errors: 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listRoles"];
         put?: never;
         post?: never;
@@ -1613,10 +2264,20 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** assign a backend and model to a role */
+        /**
+         * assign a backend and model to a role
+         * @description Assigns a backend and model (and optional prices per million tokens) to a role; reviews use it from their next call. Errors: 400 `unknown_backend`, `validation_failed` for an unknown role; 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["assignRole"];
         post?: never;
-        /** remove a role's assignment */
+        /**
+         * remove a role's assignment
+         * @description Removes a role's assignment; reviews that need the role answer 409 `model_not_configured` until it has one again. Errors: 409 `secret_key_missing`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["unassignRole"];
         options?: never;
         head?: never;
@@ -1630,10 +2291,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list MCP connections */
+        /**
+         * list MCP connections
+         * @description The MCP connections reviews read external sources and search through: transport, command or URL, tool allowlist, hosts, and whether a secret is set (its last 4 characters only).
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listMcpConnections"];
         put?: never;
-        /** add an MCP connection */
+        /**
+         * add an MCP connection
+         * @description Adds an MCP connection (stdio command or HTTP URL) with a tool allowlist, the hosts it reads, and optionally the search or fetch tool; the secret is sealed and never returned. Errors: 409 `mcp_host_taken` when another connection reads a listed host.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createMcpConnection"];
         delete?: never;
         options?: never;
@@ -1649,10 +2320,20 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** change an MCP connection; leave the secret out to keep the stored one */
+        /**
+         * change an MCP connection; leave the secret out to keep the stored one
+         * @description Changes an MCP connection; leave `secret` out to keep the stored one. Errors: 404 `not_found`; 409 `mcp_host_taken`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["updateMcpConnection"];
         post?: never;
-        /** delete an MCP connection */
+        /**
+         * delete an MCP connection
+         * @description Deletes an MCP connection; reviews stop reading through it. Errors: 404 `not_found`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteMcpConnection"];
         options?: never;
         head?: never;
@@ -1666,7 +2347,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** connect and list the server's tools, to choose the allowlist */
+        /**
+         * connect and list the server's tools, to choose the allowlist
+         * @description Connects to the MCP server and lists its tools, to choose the allowlist. Errors: 404 `not_found`; 502 `mcp_unavailable` when it cannot be started or reached, or does not list its tools in time.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["listMcpTools"];
         put?: never;
         post?: never;
@@ -1683,12 +2369,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** the workspace's repohost token state */
+        /**
+         * the workspace's repohost token state
+         * @description Whether the workspace has a repohost token, its last 4 characters, the API URL and the login it reads as; never the token. Local mode answers 409 `hosted_only`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         get: operations["getRepohostConnection"];
-        /** set the fine-grained personal access token that reads repos and opens pull requests */
+        /**
+         * set the fine-grained personal access token that reads repos and opens pull requests
+         * @description Sets the fine-grained personal access token the service reads repos and opens pull requests with, after checking it with the repo host; it is sealed and never returned. Errors: 400 `repohost_token_rejected` (nothing saved); 502 `repohost_unreachable`; 409 `hosted_only` in local mode.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         put: operations["setRepohostToken"];
         post?: never;
-        /** remove the token; repohost sources stop syncing */
+        /**
+         * remove the token; repohost sources stop syncing
+         * @description Removes the repohost token; sources that need it stop syncing until a token is set again. Local mode answers 409 `hosted_only`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["removeRepohostToken"];
         options?: never;
         head?: never;
@@ -1702,10 +2403,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** repos, branches and folders the service reads bundles from */
+        /**
+         * repos, branches and folders the service reads bundles from
+         * @description The repos, branches and folders the service reads bundles from, each with its bundle count, last commit read and last sync error.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listSources"];
         put?: never;
-        /** make a source from a source URL and keep its bundles in step */
+        /**
+         * make a source from a source URL and keep its bundles in step
+         * @description Makes a source from a source URL (a repo, a branch, a folder) and reads it before answering: each folder with a spec doc becomes a bundle whose versions are the commits touching it; it is kept in step with the branch. Nothing is kept when the first read fails. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `source_exists`, `repohost_not_configured`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         post: operations["createSource"];
         delete?: never;
         options?: never;
@@ -1722,7 +2433,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** read a source URL and say what it names, before the source is made */
+        /**
+         * read a source URL and say what it names, before the source is made
+         * @description Reads a source URL and says what it names (repo, branch, folder, the bundles a source would read, and how many markdown files name no type) before the source is made. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         post: operations["resolveSource"];
         delete?: never;
         options?: never;
@@ -1740,7 +2456,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** stop reading a source; bundles archived */
+        /**
+         * stop reading a source; bundles archived
+         * @description Stops reading a source; its bundles are archived (read-only, kept with their history), never deleted from the repo. Errors: 404 `not_found`.
+         *
+         *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
+         */
         delete: operations["deleteSource"];
         options?: never;
         head?: never;
@@ -1754,10 +2475,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** markdown files under the source that the scan passed over, each with a guessed doc type */
+        /**
+         * markdown files under the source that the scan passed over, each with a guessed doc type
+         * @description Markdown files under the source that the last read passed over because they name no type, each with a guessed doc type and any type already accepted.
+         *
+         *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
+         */
         get: operations["listSourceSkipped"];
         put?: never;
-        /** accept a doc type for skipped docs of the source, held in the service; the repo takes no commit */
+        /**
+         * accept a doc type for skipped docs of the source, held in the service; the repo takes no commit
+         * @description Accepts a doc type for skipped docs of the source; the service holds the types and reads those files as spec docs from the next sync; the repo takes no commit. Errors: 400 `unknown_profile`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["acceptSourceTypes"];
         delete?: never;
         options?: never;
@@ -1774,7 +2505,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** open a pull request that writes the accepted types into the repo's service configuration file */
+        /**
+         * open a pull request that writes the accepted types into the repo's service configuration file
+         * @description Opens a pull request that writes the accepted types into the repo's `.spec-review/config.yaml`, so the repo itself names them. Errors: 409 `no_accepted_types`, `repo_config_invalid`, `repohost_not_configured`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["openMappingPullRequest"];
         delete?: never;
         options?: never;
@@ -1791,7 +2527,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** read the source's branch now */
+        /**
+         * read the source's branch now
+         * @description Reads the source's branch now rather than at the next push: new commits become versions, new folders bundles; a draft whose files the branch changed is marked `ahead`. Errors: 404 `not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["syncSource"];
         delete?: never;
         options?: never;
@@ -1808,7 +2549,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** publish the draft of a repohost bundle as a branch, a commit and a pull request */
+        /**
+         * publish the draft of a repohost bundle as a branch, a commit and a pull request
+         * @description Publishes the draft of a repohost bundle: a branch, a commit with `message` and a pull request against the source's branch; the answer holds its URL. Errors: 409 `no_draft`, `draft_conflict` (the branch changed the same files; `files` lists them), `repohost_not_configured`; 502 `repohost_unreachable`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["publishDraft"];
         delete?: never;
         options?: never;
@@ -1825,7 +2571,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** drop the draft of a repohost bundle */
+        /**
+         * drop the draft of a repohost bundle
+         * @description Drops the draft of a repohost bundle: the repo's files come back as a new version, then the branch is read again if it moved on. Errors: 409 `no_draft`.
+         *
+         *     **Who may call it:** A member or admin who can see the bundle (one they may not see is 404 `not_found`); not a viewer or guest. In local mode, the one local person (the local admin).
+         */
         post: operations["discardDraft"];
         delete?: never;
         options?: never;
@@ -1930,6 +2681,23 @@ export interface components {
             /** @description pass as `cursor` for the next page */
             next_cursor?: string;
         };
+        GitHubAuthorize: {
+            authorize_url: string;
+        };
+        Account: {
+            id: string;
+            name: string;
+            email: string;
+            role: string;
+            /** @description the linked GitHub login, lower-cased; null when none is linked */
+            github_login: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        GitHubLoginRequest: {
+            /** @description the GitHub login (stored lower-cased; a leading `@` is dropped); null clears it */
+            github_login: string | null;
+        };
         BundleList: {
             items: components["schemas"]["Bundle"][];
             next_cursor?: string;
@@ -1944,6 +2712,8 @@ export interface components {
             source_kind: "local" | "db" | "repohost";
             /** @enum {string} */
             visibility?: "private" | "internal" | "link";
+            /** @description true when the bundle is archived (its repohost source was deleted): it is read as before, left out of lists unless `archived=true` is asked, and every change is refused with `bundle_archived`; absent otherwise */
+            archived?: boolean;
             /** @enum {string} */
             state: "not_build_ready" | "not_reviewed" | "build_ready";
             docs: components["schemas"]["SpecDoc"][];
@@ -1961,6 +2731,8 @@ export interface components {
             /** @enum {string} */
             source_kind: "local" | "db" | "repohost";
             repohost?: components["schemas"]["RepohostOrigin"];
+            /** @description true when the bundle is archived (its repohost source was deleted): it is read as before, left out of lists unless `archived=true` is asked, and every change is refused with `bundle_archived`; absent otherwise */
+            archived?: boolean;
             path: string;
             current_version: components["schemas"]["Version"];
             /** Format: date-time */
@@ -3395,7 +4167,7 @@ export interface components {
             title: string;
             body: string;
         };
-        /** @description request and response share this shape; on PUT, `resolve_sources` left out takes its default */
+        /** @description request and response share this shape; on PUT, `resolve_sources` and `github_association_role` left out take their defaults */
         Settings: {
             /**
              * @description largest file
@@ -3422,6 +4194,12 @@ export interface components {
              * @default 4
              */
             parallel_calls: number;
+            /**
+             * @description the role the GitHub App gives a commenter or reviewer with no linked account whose author_association is OWNER, MEMBER or COLLABORATOR; off: such a person is a guest
+             * @default off
+             * @enum {string}
+             */
+            github_association_role: "off" | "viewer" | "member";
         };
         InviteList: {
             items: components["schemas"]["Invite"][];
@@ -4548,6 +5326,265 @@ export interface operations {
             };
         };
     };
+    linkGitHub: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description With `Accept: application/json` (a page that navigates itself): the address the 302 would send to */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubAuthorize"];
+                };
+            };
+            /** @description To `https://<github host>/login/oauth/authorize?client_id=…&state=…` */
+            302: {
+                headers: {
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (a guest has no account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not implemented yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description GitHub did not complete the authorization */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The GitHub App's client id and secret are not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    gitHubCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account with its GitHub login */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (a guest has no account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not implemented yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description GitHub did not complete the authorization */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The GitHub App's client id and secret are not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setGitHubLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitHubLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description The account with its GitHub login */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not implemented yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getBundles: {
         parameters: {
             query?: {
@@ -4555,6 +5592,8 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
+                /** @description `true`: include archived bundles (whose repohost source was deleted), which the list leaves out by default */
+                archived?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -9156,6 +10195,8 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
+                /** @description `true`: include archived bundles (whose repohost source was deleted), which the list leaves out by default */
+                archived?: "true" | "false";
             };
             header?: never;
             path?: never;
