@@ -15,7 +15,14 @@ import {
   type LoadedProfiles,
   type ProfileLayer,
 } from "../node/profiles.js";
-import { collectTasks, lintTask, resolveBundleLinks, type DocReport, type LintReport } from "../node/lint.js";
+import {
+  collectTasks,
+  lintTask,
+  repoTypes,
+  resolveBundleLinks,
+  type DocReport,
+  type LintReport,
+} from "../node/lint.js";
 import type { EarlyStart } from "./lint-early.js";
 import { WORKER_THRESHOLD, startLintPool, threadsFor, type LintPool } from "./lint-pool.js";
 
@@ -35,6 +42,8 @@ export interface LintPathsOptions {
   workers?: number;
   /** Workers and walks started before the lint engine was loaded (cli/lint-early.ts). */
   early?: EarlyStart;
+  /** `--profile KEY`: markdown that names no type (and the config types not) is linted with KEY. */
+  profile?: string;
   cwd?: string;
 }
 
@@ -85,6 +94,10 @@ export async function lintPaths(
   }
   const layers = profileLayers(cwd, options.profilesDirs);
   const loaded = loadLayers(layers, cwd);
+  if (options.profile !== undefined && !loaded.profiles.some((p) => p.key === options.profile))
+    throw new LintUsageError(
+      `--profile: no profile '${options.profile}' (${loaded.profiles.map((p) => p.key).join(", ")})`,
+    );
   const exclude = layers.filter((l) => l.origin === "option").map((l) => l.dir);
   const runId = randomUUID();
   const cores = availableParallelism();
@@ -101,7 +114,11 @@ export async function lintPaths(
   };
   let collected: ReturnType<typeof collectTasks>;
   try {
-    collected = collectTasks(paths, cwd, exclude, walked, options.early?.walks);
+    const typeOf = repoTypes(cwd);
+    collected = collectTasks(paths, cwd, exclude, walked, options.early?.walks, {
+      ...(typeOf ? { typeOf } : {}),
+      ...(options.profile !== undefined ? { fallbackProfile: options.profile } : {}),
+    });
   } catch (err) {
     pool?.close();
     throw err;

@@ -13,8 +13,10 @@ import { commandArgs, usageError } from "./args.js";
 export const LINT_USAGE = `spec-review lint [paths...] [options]
 
 Lints the spec bundles under each path (default: the current folder): a folder holding
-exactly one markdown file whose frontmatter names a type. A markdown file given as a
-path is linted as it is, adopting a profile when it names none.
+exactly one markdown file whose frontmatter names a type. Markdown that names none is a
+spec doc too when .spec-review/config.yaml maps its path (or a glob) to a type, or with
+--profile. A markdown file given as a path is linted as it is, adopting a profile when it
+names none.
 
 Profiles: the built-ins, plus the repository's own in .spec-review/profiles/<key>/
 (the nearest at or above the current folder), plus each --profiles folder; a profile
@@ -23,6 +25,8 @@ with the key of an earlier one replaces it.
 Options:
   -f, --format <text|json|sarif>  output format (default: text)
   -p, --profiles <dir>            add a folder of profiles (<key>/profile.yaml); repeatable
+  -P, --profile <key>             lint markdown that names no type with this profile
+                                  (docs naming a type keep theirs)
       --workers <n>               threads that lint, the main one included (default: by the
                                   number of docs and cores; 0 or 1: the main thread only)
   -h, --help                      show this help
@@ -41,6 +45,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
     {
       format: { type: "string", short: "f" },
       profiles: { type: "string", short: "p", multiple: true },
+      profile: { type: "string", short: "P" },
       help: { type: "boolean", short: "h" },
       workers: { type: "string" },
     },
@@ -65,7 +70,12 @@ export async function lintCommand(argv: string[]): Promise<number> {
   try {
     const { lintPaths, LintUsageError } = await import("./lint-fs.js");
     try {
-      report = await lintPaths(paths, { profilesDirs: values.profiles ?? [], workers, early });
+      report = await lintPaths(paths, {
+        profilesDirs: values.profiles ?? [],
+        workers,
+        early,
+        ...(values.profile !== undefined ? { profile: values.profile } : {}),
+      });
     } catch (err) {
       if (err instanceof LintUsageError) return usageError("lint", err.message);
       throw err;
@@ -79,7 +89,7 @@ export async function lintCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `spec-review lint: no spec docs found under ${paths.join(", ")}` +
         (names > 0
-          ? ` (${names} markdown file${names === 1 ? "" : "s"} name${names === 1 ? "s" : ""} no type in their frontmatter; add \`type: <profile>\` to lint ${names === 1 ? "it" : "them"})`
+          ? ` (${names} markdown file${names === 1 ? "" : "s"} name${names === 1 ? "s" : ""} no type in their frontmatter; add \`type: <profile>\`, map ${names === 1 ? "its path" : "their paths"} in .spec-review/config.yaml \`types:\`, or pass --profile KEY to lint ${names === 1 ? "it" : "them"})`
           : " (a spec doc is a markdown file whose frontmatter names a type)") +
         "\n",
     );

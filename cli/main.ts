@@ -8,6 +8,7 @@ const USAGE = `spec-review <command> [options]
 Commands:
   serve [folder]   serve a folder of spec bundles over HTTP (see: spec-review serve --help)
   lint [paths...]  lint bundles without a server (see: spec-review lint --help)
+  profile infer    learn a profile from a team's accepted docs (see: spec-review profile --help)
   admin <command>  invites, people and roles of a hosted service (see: spec-review admin --help)
   trace [paths...] trace matrices and gaps without a server (see: spec-review trace --help)
   mcp [folder]     the MCP server for coding agents, over stdio (see: spec-review mcp --help)
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./serve.js")).serveCommand(rest);
     case "lint":
       return (await import("./lint.js")).lintCommand(rest);
+    case "profile":
+      return (await import("./profile.js")).profileCommand(rest);
     case "admin":
       return (await import("./admin.js")).adminCommand(rest);
     case "trace":

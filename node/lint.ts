@@ -6,10 +6,20 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { discoverBundles, isMarkdownPath, isUnder, type Discovery } from "../core/bundle/discover.js";
+import {
+  baseName,
+  classifyMarkdown,
+  discoverClassified,
+  folderOf,
+  isMarkdownPath,
+  isUnder,
+  type Discovery,
+} from "../core/bundle/discover.js";
+import { classifyWithTypes, configTypes, typesMap, type TypeOf } from "../core/bundle/types-map.js";
 import { decodeText, lintDoc, type Adopt, type Assumption, type LintResult } from "../core/lint/engine.js";
 import type { Finding } from "../core/lint/types.js";
 import { parseMarkdown } from "../core/markdown/document.js";
+import { frontmatterType } from "../core/markdown/frontmatter.js";
 import type { LineCol } from "../core/markdown/text.js";
 import type { Profile } from "../core/profile/schema.js";
 import { linkFindings, type BrokenLink } from "../core/trace/link-findings.js";
@@ -31,10 +41,50 @@ export function scanFolder(
   exclude: readonly string[] = [],
   walked?: (files: readonly string[]) => void,
   listed?: readonly string[],
+  /** Types the repository's config gives files by path relative to `root` (`repoTypes`). */
+  typeOf?: TypeOf,
 ): Discovery {
   const files = (listed ?? walkFiles(root)).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
   walked?.(files);
-  return discoverBundles(files, (f) => readFileSync(join(root, f), "utf8"), basename(resolve(root)));
+  return discoverClassified(
+    files,
+    (f) => {
+      const c = classifyMarkdown(readFileSync(join(root, f), "utf8"));
+      return typeOf ? classifyWithTypes(c, typeOf, f) : c;
+    },
+    basename(resolve(root)),
+  );
+}
+
+/**
+ * The `types` of the repository's `.spec-review/config.yaml` (core/bundle/types-map.ts):
+ * the nearest one at `start` or above it, not past the repository's root (a folder holding
+ * `.git`). The lookup takes absolute paths; undefined when there is no config or no types.
+ */
+export function repoTypes(start: string): ((abs: string) => string | undefined) | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(join(dir, ".spec-review", "config.yaml"), "utf8");
+    } catch {
+      text = undefined;
+    }
+    if (text !== undefined) {
+      const types = configTypes(text);
+      if (Object.keys(types).length === 0) return undefined;
+      const typeOf = typesMap(types);
+      const root = dir;
+      return (abs) => {
+        const rel = toPosix(relative(root, abs));
+        return rel === "" || rel.startsWith("../") || rel === ".." ? undefined : typeOf(rel);
+      };
+    }
+    if (existsSync(join(dir, ".git"))) return undefined;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
 }
 
 /** A waiver found in the doc's sidecar file: unverified (only the service can check its signature). */
@@ -77,10 +127,19 @@ export function lintDocOnDisk(
     trustSidecarWaivers?: boolean;
     /** Frontmatter links to bundles that do not resolve: SHOULD findings of `links-resolve`. */
     brokenLinks?: readonly BrokenLink[];
+    /** The type `.spec-review/config.yaml` gives the doc: used when its frontmatter names none. */
+    type?: string;
+    /** The profile a doc that names no type (and the config gives none) is linted with (`lint --profile`). */
+    fallbackProfile?: string;
   } = {},
 ): DiskLint {
   const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
   const doc = parseMarkdown(text);
+  const names = doc.frontmatter.error ? classifyMarkdown(text).type : frontmatterType(doc.frontmatter);
+  const fallback =
+    names === undefined && opts.type === undefined && opts.fallbackProfile !== undefined
+      ? profiles.find((p) => p.key === opts.fallbackProfile)
+      : undefined;
   const files = new Map<string, string>(bundleFiles.map((f) => [f, ""]));
   files.set(mainPath, text);
   // Sibling files a profile reads (a metadata file beside the doc) come from the bundle folder.
@@ -91,7 +150,15 @@ export function lintDocOnDisk(
   };
   const result = lintDoc(
     doc,
-    { files, mainPath, profiles, readFile, ...(repoView ? { repo: repoView } : {}) },
+    {
+      files,
+      mainPath,
+      profiles,
+      readFile,
+      ...(repoView ? { repo: repoView } : {}),
+      ...(opts.type !== undefined ? { type: opts.type } : {}),
+      ...(fallback ? { profile: fallback } : {}),
+    },
     { invalidEncoding: invalid },
   );
   const profile = profiles.find((p) => p.key === result.profile_key);
@@ -170,6 +237,10 @@ export interface LintTask {
   root?: { dir: string; slug: string };
   /** Set by `resolveBundleLinks`: links of the doc that name no bundle under its folder. */
   brokenLinks?: BrokenLink[];
+  /** The type the repository's config gives the doc (used when its frontmatter names none). */
+  type?: string;
+  /** The profile for a doc that names no type and the config gives none (`lint --profile`). */
+  fallbackProfile?: string;
 }
 
 export interface PositionedFinding extends Finding {
@@ -216,6 +287,12 @@ export function collectTasks(
   exclude: readonly string[] = [],
   walked?: (markdownFiles: number) => void,
   walks?: ReadonlyMap<string, readonly string[]>,
+  options: {
+    /** The repository's `types` by absolute path (`repoTypes`). */
+    typeOf?: (abs: string) => string | undefined;
+    /** `lint --profile KEY`: markdown naming no type is a spec doc linted with KEY. */
+    fallbackProfile?: string;
+  } = {},
 ): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
   const tasks: LintTask[] = [];
   const problems: Problem[] = [];
@@ -228,11 +305,13 @@ export function collectTasks(
       const inside = exclude
         .map((e) => toPosix(relative(abs, e)))
         .filter((rel) => rel !== "" && !rel.startsWith("..") && !rel.startsWith("/"));
+      const listed = walks?.get(abs) ?? walkFiles(abs);
+      const typeOf = options.typeOf;
       const discovery = scanFolder(
         abs,
         inside,
         walked && ((files) => walked(files.filter(isMarkdownPath).length)),
-        walks?.get(abs),
+        listed,
       );
       for (const b of discovery.bundles) {
         const bundleDir = b.slug === "." ? abs : join(abs, b.slug);
@@ -250,18 +329,51 @@ export function collectTasks(
       }
       for (const pr of discovery.problems)
         problems.push({ path: show(join(abs, pr.path)), message: pr.message });
-      for (const s of discovery.skipped) skipped.push(show(join(abs, s)));
+      // Markdown that names no type, outside every bundle: a spec doc when the repository's
+      // config names its type, or with `--profile`; each linted on its own with its folder's
+      // files (a folder of many proposals is not one bundle), like a file given by path.
+      const folderFiles = new Map<string, string[]>();
+      for (const s of discovery.skipped) {
+        const docAbs = join(abs, s);
+        const type = typeOf?.(docAbs);
+        if (type === undefined && options.fallbackProfile === undefined) {
+          skipped.push(show(docAbs));
+          continue;
+        }
+        if (seen.has(docAbs)) continue;
+        seen.add(docAbs);
+        const folder = folderOf(s);
+        let files = folderFiles.get(folder);
+        if (!files) {
+          files = listed
+            .filter((f) => isUnder(f, folder) && !inside.some((e) => isUnder(f, e)))
+            .map((f) => (folder === "." ? f : f.slice(folder.length + 1)));
+          folderFiles.set(folder, files);
+        }
+        const bundleDir = folder === "." ? abs : join(abs, folder);
+        tasks.push({
+          bundleDir,
+          mainPath: baseName(s),
+          files,
+          displayPath: show(docAbs),
+          bundle: show(bundleDir),
+          ...(type !== undefined ? { type } : { fallbackProfile: options.fallbackProfile! }),
+        });
+      }
     } else {
       if (seen.has(abs)) continue;
       seen.add(abs);
       walked?.(1);
       const bundleDir = dirname(abs);
+      const type = options.typeOf?.(abs);
       tasks.push({
         bundleDir,
         mainPath: basename(abs),
         files: walkFiles(bundleDir),
         displayPath: show(abs),
         bundle: show(bundleDir),
+        ...(type !== undefined ? { type } : {}),
+        ...(options.fallbackProfile !== undefined ? { fallbackProfile: options.fallbackProfile } : {}),
       });
     }
   }
@@ -277,7 +389,11 @@ export function lintTask(task: LintTask, profiles: readonly Profile[], runId: st
     profiles,
     runId,
     undefined,
-    task.brokenLinks ? { brokenLinks: task.brokenLinks } : {},
+    {
+      ...(task.brokenLinks ? { brokenLinks: task.brokenLinks } : {}),
+      ...(task.type !== undefined ? { type: task.type } : {}),
+      ...(task.fallbackProfile !== undefined ? { fallbackProfile: task.fallbackProfile } : {}),
+    },
   );
   const report: DocReport = {
     path: task.displayPath,

@@ -13,6 +13,8 @@ import { dirname, join, resolve } from "node:path";
 import {
   loadProfile,
   parseProfile,
+  type ParentProfile,
+  type ParentResolver,
   type ParseProfileOptions,
   type ProfileError,
   type ProfileParseResult,
@@ -163,16 +165,57 @@ export interface LoadedProfiles {
   origins: Map<string, ProfileLayer>;
 }
 
+/**
+ * What `extends: <key>` names, for a profile of these layers: the same key names the
+ * profile it replaces (the nearest layer below its own, a built-in for a repository's
+ * `prd`); another key names the profile the layers end with. `file` (absolute) tells them
+ * apart, so a cycle is found.
+ */
+export function layersParentResolver(layers: readonly ProfileLayer[]): ParentResolver {
+  const sources = layers.map((l) => folderProfileSource(l.dir));
+  const fileOf = (i: number, key: string) => join(layers[i]!.dir, key, "profile.yaml");
+  const at = (i: number, key: string): ParentProfile | undefined => {
+    const yaml = sources[i]!.read(key, "profile.yaml");
+    if (yaml === undefined) return undefined;
+    const named = /^template:[ \t]*["']?([^"'#\n]+?)["']?[ \t]*(?:#.*)?$/m.exec(yaml)?.[1];
+    const template = sources[i]!.read(key, named ?? "template.md");
+    return { yaml, file: fileOf(i, key), ...(template !== undefined ? { template } : {}) };
+  };
+  return (key, from) => {
+    // The same key: the profile this one replaces, in the layers below its own.
+    let below = layers.length;
+    if (key === from.key && from.file !== undefined)
+      layers.forEach((_, i) => {
+        if (resolve(from.file!) === resolve(fileOf(i, key))) below = i;
+      });
+    for (let i = below - 1; i >= 0; i--) {
+      const p = at(i, key);
+      if (p) return p;
+    }
+    return undefined;
+  };
+}
+
 /** Load profile layers; later layers add to and replace earlier ones by key. */
 export function loadProfileLayers(layers: readonly ProfileLayer[]): LoadedProfiles {
   const byKey = new Map<string, { profile: Profile; layer: ProfileLayer }>();
   const errors: LayerError[] = [];
-  for (const layer of layers) {
+  const parent = layersParentResolver(layers);
+  for (const [i, layer] of layers.entries()) {
     const source = folderProfileSource(layer.dir);
     for (const key of source.keys()) {
-      const r = loadProfile(source, key, parseProfileFast);
+      const file = join(layers[i]!.dir, key, "profile.yaml");
+      const r = loadProfile(source, key, (text, options) =>
+        parseProfileFast(text, { ...options, parent, file }),
+      );
       if (r.ok) byKey.set(key, { profile: r.profile, layer });
-      else errors.push(...r.errors.map((e) => ({ ...e, file: join(layer.dir, e.file ?? key) })));
+      else
+        errors.push(
+          ...r.errors.map((e) => ({
+            ...e,
+            file: e.file === file ? file : join(layer.dir, e.file ?? key),
+          })),
+        );
     }
   }
   const keys = [...byKey.keys()].sort();

@@ -76,6 +76,11 @@ export interface Deps {
   /** Repohost sources, the token and the App's installations (hosted mode; server/repohost). */
   repohost?: RepohostSources;
   /**
+   * The served folder (local mode): its real path, and a whole scan of it (what a change
+   * under `.spec-review/`, which the watcher passes over, needs to be seen).
+   */
+  served?: { readonly root: string; rescan(): Promise<void> };
+  /**
    * The address people reach the service at (`--public-url`, PUBLIC_URL), without a
    * trailing slash: links the service prints or sends (invites, reset and share links) are
    * built from it. Unset when only loopback addresses reach it.

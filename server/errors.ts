@@ -18,6 +18,12 @@ export const ERROR_CODES = {
   zip_symlink: { status: 400, title: "The .zip file holds a symbolic link" },
   duplicate_path: { status: 400, title: "Two files of the import have the same path" },
   no_spec_doc: { status: 400, title: "The import holds no spec doc" },
+  // learning a profile from existing docs (POST /profiles/infer, docs/profiles.md)
+  infer_source: {
+    status: 400,
+    title: "Name a folder of the served tree (local mode) or a repohost source (hosted mode) to learn from",
+  },
+  no_docs_to_learn: { status: 400, title: "No markdown doc with sections to learn a profile from" },
   unauthenticated: { status: 401, title: "Sign in first" },
   forbidden: { status: 403, title: "Not allowed for this caller" },
   cross_origin: { status: 403, title: "A web page of another origin may not change data here" },

@@ -6,12 +6,13 @@
  */
 import { createTwoFilesPatch } from "diff";
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Profile, ProfileError } from "../core/profile/index.js";
+import { stringify } from "yaml";
+import type { ParentResolver, Profile, ProfileError } from "../core/profile/index.js";
 import type { Db } from "./db/index.js";
 import { docs, profileVersions, profiles } from "./db/schema.js";
 import type { Clock, Logger } from "./deps.js";
 import { ApiError, NotFoundError } from "./errors.js";
-import { parseProfileFast, readProfileFiles } from "../node/profiles.js";
+import { layersParentResolver, parseProfileFast, readProfileFiles } from "../node/profiles.js";
 
 export const BUILTIN_AUTHOR = "builtin";
 /** Author of the versions seeded from the served folder's `.spec-review/profiles/`. */
@@ -34,7 +35,12 @@ export interface ProfileSummaryView {
 }
 
 export interface ProfileDetailView extends ProfileSummaryView {
+  /** The text as written and saved (with its `extends:`, when it extends another). */
   yaml: string;
+  /** The profile it extends, when it extends one (docs/profiles.md). */
+  extends?: string;
+  /** With `extends`: the profile the lint uses, the parent's fields merged in, as YAML. */
+  resolved_yaml?: string;
   template: string;
   versions: ProfileVersionView[];
   maintainers: string[];
@@ -73,6 +79,8 @@ function versionView(v: typeof profileVersions.$inferSelect): ProfileVersionView
 
 export class ProfileRegistry {
   private readonly cache = new Map<string, { number: number; profile: Profile }>();
+  /** The current text of every profile, by key: a profile that extends another is resolved against them. */
+  private readonly heads = new Map<string, { number: number; yaml: string; template: string }>();
   /** Called after this registry changed a profile (other instances reload: server/cluster-wire.ts). */
   onChange: (() => void) | undefined;
 
@@ -99,10 +107,18 @@ export class ProfileRegistry {
       { dir: this.builtinDir, origin: "built-in" as const },
       ...this.repositoryDirs.map((dir) => ({ dir, origin: "repository" as const })),
     ];
-    for (const b of readProfileFiles(layers)) {
+    const files = readProfileFiles(layers);
+    const seeded = new Map(files.map((f) => [f.key, f]));
+    const parent = this.parentResolver((k) => seeded.get(k));
+    for (const b of files) {
       const author = b.origin === "built-in" ? BUILTIN_AUTHOR : REPOSITORY_AUTHOR;
       const what = b.origin === "built-in" ? "Built-in profile" : "Repository profile";
-      const parsed = parseProfileFast(b.yaml, { key: b.key, templateText: b.template });
+      const parsed = parseProfileFast(b.yaml, {
+        key: b.key,
+        templateText: b.template,
+        parent,
+        file: `${b.key}`,
+      });
       if (!parsed.ok) {
         this.logger.error(`${what.toLowerCase()} is invalid`, { key: b.key, errors: parsed.errors });
         continue;
@@ -181,11 +197,40 @@ export class ProfileRegistry {
         profileVersions,
         and(eq(profileVersions.key, profiles.key), eq(profileVersions.number, profiles.headNumber)),
       );
+    this.heads.clear();
+    for (const h of heads) this.heads.set(h.key, { number: h.number, yaml: h.yaml, template: h.template });
+    this.reparse();
+  }
+
+  /**
+   * What `extends: <key>` names here: the current version of another profile, and for a
+   * profile's own key (a repository's `prd` extending `prd`) the built-in one.
+   */
+  private parentResolver(
+    stored: (key: string) => { yaml: string; template: string } | undefined,
+  ): ParentResolver {
+    const builtins = layersParentResolver([{ dir: this.builtinDir, origin: "built-in" }]);
+    return (key, from) => {
+      const head = key === from.key ? undefined : stored(key);
+      if (head)
+        return { yaml: head.yaml, file: key, ...(head.template !== "" ? { template: head.template } : {}) };
+      const builtin = builtins(key, { key: "" });
+      return builtin && { ...builtin, file: `built-in ${key}` };
+    };
+  }
+
+  private parse(key: string, yaml: string, template: string) {
+    const parent = this.parentResolver((k) => this.heads.get(k));
+    return parseProfileFast(yaml, { key, templateText: template, parent, file: key });
+  }
+
+  /** Parse every current version again (a profile others extend may have changed). */
+  private reparse(): void {
     this.cache.clear();
-    for (const h of heads) {
-      const parsed = parseProfileFast(h.yaml, { key: h.key, templateText: h.template });
-      if (parsed.ok) this.cache.set(h.key, { number: h.number, profile: parsed.profile });
-      else this.logger.error("stored profile is invalid", { key: h.key, errors: parsed.errors });
+    for (const [key, h] of this.heads) {
+      const parsed = this.parse(key, h.yaml, h.template);
+      if (parsed.ok) this.cache.set(key, { number: h.number, profile: parsed.profile });
+      else this.logger.error("stored profile is invalid", { key, errors: parsed.errors });
     }
   }
 
@@ -244,6 +289,10 @@ export class ProfileRegistry {
       .orderBy(desc(profileVersions.number));
     const head = versions[0]!;
     const profile = this.cache.get(key)?.profile;
+    const resolved =
+      profile?.extends === undefined
+        ? {}
+        : { extends: profile.extends, resolved_yaml: stringify(resolvedFields(profile), { lineWidth: 0 }) };
     return {
       key,
       title: profile?.title ?? key,
@@ -252,6 +301,7 @@ export class ProfileRegistry {
       current_version: versionView(head),
       bundles: (await this.bundleCounts()).get(key) ?? 0,
       yaml: head.yaml,
+      ...resolved,
       template: head.template,
       versions: versions.map(versionView),
       maintainers: p.maintainers,
@@ -259,7 +309,7 @@ export class ProfileRegistry {
   }
 
   private validate(key: string, yaml: string, template: string): Profile {
-    const parsed = parseProfileFast(yaml, { key, templateText: template });
+    const parsed = this.parse(key, yaml, template);
     if (!parsed.ok) throw new ProfileInvalidError(parsed.errors);
     return parsed.profile;
   }
@@ -289,7 +339,9 @@ export class ProfileRegistry {
         createdAt: now,
       });
     });
+    this.heads.set(key, { number: 1, yaml, template });
     this.cache.set(key, { number: 1, profile });
+    this.reparse();
     this.onChange?.();
     return this.detail(key);
   }
@@ -333,7 +385,9 @@ export class ProfileRegistry {
         .where(eq(profiles.key, key));
       return p.headNumber + 1;
     });
+    this.heads.set(key, { number, yaml, template });
     this.cache.set(key, { number, profile });
+    this.reparse();
     this.onChange?.();
     return this.detail(key);
   }
@@ -396,7 +450,15 @@ export class ProfileRegistry {
         `${n} bundle${n === 1 ? "" : "s"} name ${key}; change their type first`,
       );
     await this.db.delete(profiles).where(eq(profiles.key, key));
+    this.heads.delete(key);
     this.cache.delete(key);
+    this.reparse();
     this.onChange?.();
   }
+}
+
+/** A resolved profile's own fields, as a profile.yaml would give them (no template text). */
+function resolvedFields(profile: Profile): Record<string, unknown> {
+  const { templateText: _template, ...fields } = profile;
+  return fields;
 }

@@ -156,6 +156,16 @@ function localStoreOf(
   });
 }
 
+/** The served folder as routes see it: its real path (once started) and a whole scan. */
+function servedFolder(local: LocalStore): NonNullable<Deps["served"]> {
+  return {
+    get root() {
+      return local.folder;
+    },
+    rescan: () => local.scanAll(),
+  };
+}
+
 export async function createServices(config: ServicesConfig): Promise<Services> {
   checkFolder(config);
   // Read before anything is opened: a bad SPEC_REVIEW_MODEL_TIMEOUT_S stops the start cleanly.
@@ -309,6 +319,7 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
       logger,
       mode: config.mode,
       ...(repohost ? { repohost: repohost.sources } : {}),
+      ...(local ? { served: servedFolder(local) } : {}),
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       serverVersion: config.serverVersion ?? packageVersion(),
       cluster,

@@ -45914,8 +45914,8 @@ function withCustomRequest(customRequest) {
 ;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var dist_bundle_sep = "\\.";
-var jwtRE = new RegExp(`^${b64url}${dist_bundle_sep}${b64url}${dist_bundle_sep}${b64url}$`);
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 
 // pkg/dist-src/auth.js
@@ -56036,9 +56036,39 @@ function headingSlug(title) {
     }
     return slug;
 }
+/**
+ * A heading's attribute block, as mdBook, kramdown and Pandoc write it after the title:
+ * `## Title {#id}`, `{#id .class key=value}`, `{.unnumbered}`, `{-}`. Returns the title
+ * without it and the id it gives, or undefined when the title ends in no such block.
+ */
+function headingAttributes(title) {
+    if (!title.endsWith("}"))
+        return undefined;
+    const m = /\s*\{([^{}]*)\}$/.exec(title);
+    if (!m)
+        return undefined;
+    const tokens = m[1].trim().split(/\s+/);
+    let id;
+    for (const t of tokens) {
+        if (/^#[^\s#{}]+$/.test(t))
+            id ??= t.slice(1);
+        else if (!/^(?:\.[\w-]+|[\w-]+=\S*|-)$/.test(t))
+            return undefined;
+    }
+    if (tokens.length === 0 || tokens[0] === "")
+        return undefined;
+    const rest = title.slice(0, m.index).trimEnd();
+    return id === undefined ? { title: rest } : { title: rest, id };
+}
 /** Unique slugs in one doc, as github-slugger's `slug` makes them: a repeat gets "-1", "-2"... */
 class Slugs {
     occurrences = new Map();
+    /** An id the author gave (`{#id}`): used as is, and taken, so a later heading's slug does not repeat it. */
+    claim(id) {
+        if (!this.occurrences.has(id))
+            this.occurrences.set(id, 0);
+        return id;
+    }
     slug(title) {
         const original = headingSlug(title);
         let result = original;
@@ -56199,7 +56229,10 @@ function document_parseMarkdown(text) {
             case "heading_open": {
                 const map = t.map;
                 const inline = tokens[i + 1];
-                const title = inlinePlain(inline);
+                let title = inlinePlain(inline);
+                const attrs = headingAttributes(title);
+                if (attrs)
+                    title = attrs.title;
                 const level = Number(t.tag.slice(1));
                 if (t.level === 0) {
                     const cs = lineChar(map[0]);
@@ -56210,7 +56243,7 @@ function document_parseMarkdown(text) {
                     const parent = stack[stack.length - 1];
                     if (parent.ownCharEnd === text.length || parent.ownCharEnd > cs)
                         parent.ownCharEnd = cs;
-                    const slug = slugger.slug(title);
+                    const slug = attrs?.id !== undefined ? slugger.claim(attrs.id) : slugger.slug(title);
                     const contentChar = lineChar(map[1]);
                     const section = {
                         index: sections.length,
@@ -56581,16 +56614,16 @@ const TYPE_LINE = /^type:[ \t]*["']?([A-Za-z0-9_.-]+)["']?[ \t]*(?:#.*)?$/m;
 function discover_isMarkdownPath(path) {
     return MARKDOWN.test(path);
 }
-function folderOf(path) {
+function discover_folderOf(path) {
     const i = path.lastIndexOf("/");
     return i < 0 ? "." : path.slice(0, i);
 }
-function baseName(path) {
+function discover_baseName(path) {
     const i = path.lastIndexOf("/");
     return i < 0 ? path : path.slice(i + 1);
 }
 /** True when `path` lies inside `folder` ("." holds everything). */
-function isUnder(path, folder) {
+function discover_isUnder(path, folder) {
     return folder === "." || path.startsWith(folder + "/");
 }
 /** A `key: value` line whose value is a plain word or phrase: no quotes, flow, anchors, tags, comments or colons. */
@@ -56677,7 +56710,7 @@ function discoverClassified(paths, classify, rootName = ".") {
                 untyped.push(path);
             continue;
         }
-        const folder = folderOf(path);
+        const folder = discover_folderOf(path);
         const list = typedByFolder.get(folder) ?? [];
         list.push(info.error ? { path, type: info.type, frontmatterError: info.error } : { path, type: info.type });
         typedByFolder.set(folder, list);
@@ -56693,20 +56726,20 @@ function discoverClassified(paths, classify, rootName = ".") {
             problems.push({
                 path: folder,
                 message: `folder holds ${docs.length} spec docs (${docs
-                    .map((d) => baseName(d.path))
+                    .map((d) => discover_baseName(d.path))
                     .sort()
                     .join(", ")}); a bundle holds exactly one: move each into its own folder`,
             });
     }
     // The innermost claimed folder above a path.
     const owner = (path) => {
-        let folder = folderOf(path);
+        let folder = discover_folderOf(path);
         for (;;) {
             if (claimed.has(folder))
                 return folder;
             if (folder === ".")
                 return undefined;
-            folder = folderOf(folder);
+            folder = discover_folderOf(folder);
         }
     };
     const filesOf = new Map(bundleFolders.map((f) => [f, []]));
@@ -56725,7 +56758,7 @@ function discoverClassified(paths, classify, rootName = ".") {
         const doc = typedByFolder.get(slug)[0];
         return {
             slug,
-            title: slug === "." ? rootName : baseName(slug),
+            title: slug === "." ? rootName : discover_baseName(slug),
             doc: { ...doc, path: slug === "." ? doc.path : doc.path.slice(slug.length + 1) },
             files: (filesOf.get(slug) ?? []).sort(),
         };
@@ -60557,13 +60590,13 @@ function handleTupleResults(itemResults, final, items, input, optoutStart) {
     }
     return final;
 }
-const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodRecord", (inst, def) => {
+const $ZodRecord = /*@__PURE__*/ $constructor("$ZodRecord", (inst, def) => {
     $ZodType.init(inst, def);
-    const memo = core.globalConfig.memoizer;
+    const memo = globalConfig.memoizer;
     memo?.attach(inst);
     inst._zod.parse = (payload, ctx) => {
         const input = payload.value;
-        if (!util.isPlainObject(input)) {
+        if (!util_isPlainObject(input)) {
             payload.issues.push({
                 expected: "record",
                 code: "invalid_type",
@@ -60592,7 +60625,7 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
                         payload.issues.push({
                             code: "invalid_key",
                             origin: "record",
-                            issues: keyResult.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
+                            issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, core_config())),
                             input: key,
                             path: [key],
                             inst,
@@ -60606,14 +60639,14 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
                     if (result instanceof Promise) {
                         proms.push(result.then((result) => {
                             if (result.issues.length) {
-                                payload.issues.push(...util.prefixIssues(key, result.issues));
+                                payload.issues.push(...prefixIssues(key, result.issues));
                             }
                             payload.value[outKey] = result.value;
                         }));
                     }
                     else {
                         if (result.issues.length) {
-                            payload.issues.push(...util.prefixIssues(key, result.issues));
+                            payload.issues.push(...prefixIssues(key, result.issues));
                         }
                         payload.value[outKey] = result.value;
                     }
@@ -60659,7 +60692,7 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
                     throw new Error("Async schemas not supported in object keys currently");
                 }
                 // Numeric string fallback: if key is a numeric string and failed, retry with Number(key). This handles z.number(), z.literal([1, 2, 3]), and unions containing numeric literals
-                const checkNumericKey = typeof key === "string" && regexes.number.test(key) && keyResult.issues.length;
+                const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
                 if (checkNumericKey) {
                     const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
                     if (retryResult instanceof Promise) {
@@ -60683,7 +60716,7 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
                         payload.issues.push({
                             code: "invalid_key",
                             origin: "record",
-                            issues: keyResult.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
+                            issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, core_config())),
                             input: key,
                             path: [key],
                             inst,
@@ -60699,14 +60732,14 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
                 if (result instanceof Promise) {
                     proms.push(result.then((result) => {
                         if (result.issues.length) {
-                            payload.issues.push(...util.prefixIssues(key, result.issues));
+                            payload.issues.push(...prefixIssues(key, result.issues));
                         }
                         payload.value[outKey] = result.value;
                     }));
                 }
                 else {
                     if (result.issues.length) {
-                        payload.issues.push(...util.prefixIssues(key, result.issues));
+                        payload.issues.push(...prefixIssues(key, result.issues));
                     }
                     payload.value[outKey] = result.value;
                 }
@@ -60726,7 +60759,7 @@ const $ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && 
         }
         return payload;
     };
-})));
+});
 const $ZodMap = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodMap", (inst, def) => {
     $ZodType.init(inst, def);
     const memo = core.globalConfig.memoizer;
@@ -65797,14 +65830,14 @@ function tuple(items, _paramsOrRest, _params) {
         ...util.normalizeParams(params),
     });
 }
-const ZodRecord = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodRecord", (inst, def) => {
+const ZodRecord = /*@__PURE__*/ $constructor("ZodRecord", (inst, def) => {
     _ensureDefaultMemoizer();
-    core.$ZodRecord.init(inst, def);
+    $ZodRecord.init(inst, def);
     ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.recordProcessor(inst, ctx, json, params);
+    inst._zod.processJSONSchema = (ctx, json, params) => recordProcessor(inst, ctx, json, params);
     inst.keyType = def.keyType;
     inst.valueType = def.valueType;
-})));
+});
 function record(keyType, valueType, params) {
     // v3-compat: z.record(valueType, params?) — defaults keyType to z.string()
     if (!valueType || !valueType._zod) {
@@ -65812,14 +65845,14 @@ function record(keyType, valueType, params) {
             type: "record",
             keyType: schemas_string(),
             valueType: keyType,
-            ...util.normalizeParams(valueType),
+            ...normalizeParams(valueType),
         });
     }
     return new ZodRecord({
         type: "record",
         keyType,
         valueType: valueType,
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
     });
 }
 // type alksjf = core.output<core.$ZodRecordKey>;
@@ -66319,7 +66352,142 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./core/lint/vocabulary.ts
+/**
+ * Shared section vocabularies: the names real docs give one role. A heading pattern names
+ * a vocabulary with `@name` ("Reference-level explanation|@design"), so every profile
+ * answers to the same words for the design or the decision instead of copying lists.
+ *
+ * Each entry is a heading-pattern name (see helpers.ts): a name, a `prefix*` or a `/regex/`
+ * tested on the normalized heading (lowercase words of letters and digits).
+ */
+/** Where a decision is recorded: an ADR's decision, or a proposal's own proposal. */
+const DECISION = [
+    "Decision",
+    "Decisions",
+    "Decision outcome",
+    "Outcome",
+    "Chosen option",
+    "Resolution",
+    "Proposal",
+    "Proposal details",
+    "Proposed*",
+    "/^what(?: s| is| we re| we are)? propos/",
+    "/^(?:what|how) we (?:decided|will do|are going to do)\\b/",
+    "Solution",
+    "Approach",
+];
+/** Where a proposal's design lives, under any of the names teams use. */
+const DESIGN = [
+    ...DECISION,
+    "Design*",
+    "Detailed design",
+    "Detail design",
+    "Technical design",
+    "Design details",
+    // "Draft design", "High-level design", "API design", not "Alternative designs" nor "Current design".
+    "/^(?!(?:alternative|alternatives|rejected|other|previous|prior|earlier|future|old|existing|current|original)\\b)(?:[\\p{L}\\p{N}]+ ){0,3}design$/u",
+    "Reference-level explanation",
+    "Guide-level explanation",
+    "Explanation",
+    "Specification",
+    "/^(?:technical|detailed|formal|language|api) specification$/",
+    "Implementation",
+    "Implementation details",
+    "Architecture",
+    "Changes*",
+    // "API changes", "Overview of type and protocol changes", not "Breaking changes" nor "History of changes".
+    "/^(?!.*\\b(?:breaking|history|log|future|no|other)\\b).*\\b(?:api|type|protocol|library|language|syntax|semantic|proposed|detailed|planned|code|model|interface) changes$/",
+    "Semantics",
+    "Syntax",
+];
+/**
+ * Sections that are about the design without being it: the motivation before it, the
+ * alternatives and compatibility after it, and the doc's apparatus. A doc whose own
+ * headings hold substantial content outside these (and outside its profile's other
+ * roles) writes its design under its own names.
+ */
+const NOT_DESIGN = [
+    "Summary",
+    "Abstract",
+    "Introduction",
+    "Overview",
+    "TL;DR",
+    "TLDR",
+    "Motivation*",
+    "Background*",
+    "Context*",
+    "Problem*",
+    "The problem",
+    "Goals",
+    "Non-goals",
+    "Objectives",
+    "Scope",
+    "Out of scope",
+    "Use cases",
+    "User stories",
+    "Requirements",
+    "Alternatives*",
+    "Alternative*",
+    "Appendix*",
+    "Prior*",
+    "Goal",
+    "Conclusion*",
+    "/\\balternatives?(?: considered)?$/",
+    "Rationale*",
+    "Drawbacks",
+    "Downsides",
+    "Risks*",
+    "Prior art",
+    "Related work",
+    "/^(?:revision |change )?history$/",
+    "Changelog",
+    "Acknowledg*",
+    "Credits",
+    "References",
+    "Links",
+    "See also",
+    "Future*",
+    "/^(?:open|unresolved|outstanding) (?:questions|issues)$/",
+    "Discussion*",
+    "/\\bcompatibility$/",
+    "Effect on*",
+    "Impact*",
+    "Implications*",
+    "Migration*",
+    "Testing*",
+    "Test plan",
+    "Status",
+    "Metadata",
+    "Authors",
+    "Table of contents",
+    "Contents",
+    "FAQ",
+    "Glossary",
+    "Terminology",
+    "Definitions",
+    "Evaluation",
+    "Advantages*",
+    "Disadvantages*",
+    "Pros and cons*",
+    "Consequences",
+    "Decision drivers",
+    "Considered options",
+    "Community responses",
+    "Mailing list",
+    "Reviewer notes",
+    "Notes",
+    "Examples",
+    "Example",
+];
+const SECTION_VOCABULARIES = {
+    design: DESIGN,
+    decision: DECISION,
+    "not-design": NOT_DESIGN,
+};
+
 ;// CONCATENATED MODULE: ./core/lint/helpers.ts
+
 
 const patternCache = new Map();
 const titleCache = new Map();
@@ -66406,8 +66574,16 @@ function compileName(alt) {
     const name = matchForm(helpers_unescape(t));
     return name === "" ? undefined : { kind: "name", name };
 }
+/** "@design" stands for a shared vocabulary of names (vocabulary.ts); anything else for itself. */
+function vocabularyNames(alt) {
+    const name = /^\s*@([a-z-]+)\s*$/.exec(alt)?.[1];
+    return name !== undefined && Object.hasOwn(SECTION_VOCABULARIES, name)
+        ? SECTION_VOCABULARIES[name]
+        : [alt];
+}
 function compilePattern(pattern) {
     return splitEscaped(pattern, ">").map((level) => splitEscaped(level, "|")
+        .flatMap(vocabularyNames)
         .map(compileName)
         .filter((m) => m !== undefined));
 }
@@ -67134,269 +67310,6 @@ function claimsOf(doc, inScope, requirementScope) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./core/lint/checks/forbidden-pattern.ts
-/** forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO, "etc.", weasel words). */
-
-
-
-const forbidden_pattern_options = strictObject({
-    phrases: array(schemas_string().min(1)).default([]).describe("Literal phrases, matched as whole words"),
-    patterns: array(schemas_string().min(1))
-        .default([])
-        .describe("Regular expressions (JavaScript syntax, no flags)"),
-    case_sensitive: schemas_boolean().default(false),
-    sections: array(schemas_string().min(1))
-        .default([])
-        .describe('Only look in these sections (heading patterns) and their subsections; empty or "*": the whole body'),
-    exclude_sections: array(schemas_string().min(1))
-        .default([])
-        .describe("Leave out these sections (heading patterns) and their subsections, e.g. where open questions are expected; the innermost section named decides"),
-    include_code: schemas_boolean().default(false).describe("Also look inside code blocks and code spans"),
-    max_per_doc: schemas_number().int().min(1).default(50).describe("Stop reporting after this many matches"),
-})
-    .refine((o) => o.phrases.length + o.patterns.length > 0, "give at least one phrase or pattern");
-const compiled = new WeakMap();
-function compile(params) {
-    let re = compiled.get(params);
-    if (!re) {
-        re = build(params);
-        compiled.set(params, re);
-    }
-    return re;
-}
-function build(params) {
-    const parts = params.phrases.map((p) => {
-        const body = escapeRegExp(p);
-        // Whole words: no letter or digit right before or after (a phrase may end in punctuation, like "etc.").
-        return `(?<![\\p{L}\\p{N}_])${body}${/[\p{L}\p{N}_]$/u.test(p) ? "(?![\\p{L}\\p{N}_])" : ""}`;
-    });
-    for (const p of params.patterns)
-        parts.push(`(?:${p})`);
-    return new RegExp(parts.join("|"), params.case_sensitive ? "gu" : "giu");
-}
-/**
- * Which sections are searched. The innermost section named decides: a section named in
- * `exclude_sections` is left out with its subsections, unless a subsection is named in
- * `sections` again ("Design details" searched, its "Graduation criteria" not; or the
- * other way round). `sections` empty, or holding "*", starts from the whole doc.
- */
-function searchScope(doc, sections, exclude) {
-    const include = sections.filter((p) => p.trim() !== "*").map(parseHeadingPattern);
-    const leave = exclude.map(parseHeadingPattern);
-    const all = sections.length === 0 || include.length < sections.length;
-    const state = [];
-    for (const s of doc.sections) {
-        if (s.level === 0)
-            state.push(all);
-        else if (leave.some((p) => matchesHeadingPattern(s, p)))
-            state.push(false);
-        else if (include.some((p) => matchesHeadingPattern(s, p)))
-            state.push(true);
-        else
-            state.push(state[s.parent] ?? all);
-    }
-    return state;
-}
-const forbiddenPattern = defineCheck({
-    kind: "forbidden-pattern",
-    description: "Phrases or patterns that must not appear in the prose: TBD, TODO, etc., weasel words",
-    options: forbidden_pattern_options,
-    defaultMessage: "'{match}' {detail}",
-    check(ctx) {
-        const { doc, params } = ctx;
-        let re;
-        try {
-            re = compile(params);
-        }
-        catch (err) {
-            const [s, e] = [doc.bodyCharStart, doc.bodyCharStart];
-            return [
-                ctx.finding({
-                    charStart: s,
-                    charEnd: e,
-                    detail: `cannot be checked: invalid pattern (${err instanceof Error ? err.message : String(err)})`,
-                    vars: { match: "pattern" },
-                }),
-            ];
-        }
-        const scope = searchScope(doc, params.sections, params.exclude_sections);
-        const findings = [];
-        for (const b of doc.blocks) {
-            if (!scope[b.section])
-                continue;
-            if (!(isProse(b) || (params.include_code && b.kind === "code")))
-                continue;
-            const source = params.include_code ? doc.text.slice(b.charStart, b.charEnd) : maskedSource(doc, b);
-            re.lastIndex = 0;
-            for (let m = re.exec(source); m; m = re.exec(source)) {
-                if (m[0] === "") {
-                    re.lastIndex++;
-                    continue;
-                }
-                findings.push(ctx.finding({
-                    charStart: b.charStart + m.index,
-                    charEnd: b.charStart + m.index + m[0].length,
-                    detail: "is not allowed here",
-                    vars: { match: m[0] },
-                }));
-                if (findings.length >= params.max_per_doc)
-                    return findings;
-            }
-        }
-        return findings;
-    },
-});
-
-;// CONCATENATED MODULE: ./core/lint/checks/contradiction.ts
-/**
- * contradiction: two requirement sentences that say the same thing with different
- * numbers ("p99 latency MUST be under 200 ms" and, later, "... under 500 ms"; "retain
- * logs for 30 days" and "for 90 days"), or one says MUST and the other MUST NOT of the
- * same action. Deterministic: sentences are compared by what they say with their
- * quantities taken out (core/lint/claims.ts), units converted (0.5 s is 500 ms).
- *
- * Precision before recall: only sentences that match word for word (articles aside)
- * are compared, examples and sentences about the past are not read, and sentences in
- * sibling subsections of one section (per stage, per tier, per environment: "### Beta",
- * "### GA") are parallel cases, not contradictions. One trace ID defined twice is the
- * trace-id check's business.
- */
-
-
-
-
-
-/** Sections that describe what was not chosen, the past or examples: not requirements. */
-const NOT_REQUIREMENTS = [
-    "Alternatives*",
-    "Considered options|Options considered|Options|Pros and cons*|Rejected*",
-    "Drawbacks|Prior art|Rationale and alternatives",
-    "Unresolved questions|Open questions|Open issues|Future*",
-    "Example*|Appendix*|History|Changelog|Version history|Implementation history|Glossary|References",
-    "Current state|Status quo|Benchmarks|Results",
-];
-const contradiction_options = strictObject({
-    sections: array(schemas_string().min(1))
-        .default([])
-        .describe("Heading patterns of the sections where requirements live: every sentence there with a number is compared; elsewhere only sentences with must, shall, should, will or required"),
-    exclude_sections: array(schemas_string().min(1))
-        .default(NOT_REQUIREMENTS)
-        .describe("Heading patterns of sections not read (alternatives, history, examples, open questions)"),
-});
-function shown(text, c) {
-    return c.quantities.map((q) => text.slice(q.start, q.end)).join(", ");
-}
-/** Are two claims in parallel cases: different subsections of one section below the title? */
-function parallel(doc, a, b) {
-    if (a === b)
-        return false;
-    const ancestors = new Set();
-    for (let s = a; s >= 0; s = doc.sections[s].parent)
-        ancestors.add(s);
-    let common = b;
-    while (common >= 0 && !ancestors.has(common))
-        common = doc.sections[common].parent;
-    // A common ancestor at ## or deeper: the two are cases of one topic (Alpha/Beta, Free/Pro).
-    return common >= 0 && doc.sections[common].level >= 2;
-}
-function differ(a, b) {
-    if (a.quantities.length !== b.quantities.length)
-        return false;
-    return a.quantities.some((q, i) => {
-        const r = b.quantities[i];
-        return (q.dim === r.dim && Math.abs(q.value - r.value) > 1e-9 * Math.max(Math.abs(q.value), Math.abs(r.value)));
-    });
-}
-const contradiction = defineCheck({
-    kind: "contradiction",
-    description: "Two requirement sentences say the same thing with different numbers or units, or MUST and MUST NOT of the same action",
-    options: contradiction_options,
-    defaultMessage: "Contradiction: {detail}",
-    check(ctx) {
-        const { doc, params } = ctx;
-        const scope = searchScope(doc, ["*"], params.exclude_sections);
-        const requirements = params.sections.length > 0 ? sectionScope(doc, params.sections) : new Set();
-        const claims = claimsOf(doc, (s) => scope[s] === true, requirements);
-        const findings = [];
-        const byKey = new Map();
-        const byAction = new Map();
-        for (const c of claims) {
-            const line = (x) => doc.index.lineOfChar(x.start) + 1;
-            if (c.quantities.length > 0) {
-                const earlier = (byKey.get(c.key) ?? []).find((e) => !parallel(doc, e.section, c.section) && differ(e, c));
-                if (earlier) {
-                    const first = c.quantities[0];
-                    findings.push(ctx.finding({
-                        charStart: first.start,
-                        charEnd: c.quantities[c.quantities.length - 1].end,
-                        detail: `'${shown(doc.text, c)}' here, but '${shown(doc.text, earlier)}' at line ${line(earlier)} for the same requirement: say which one holds`,
-                        vars: { line: String(line(earlier)) },
-                    }));
-                }
-                byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
-            }
-            if (c.negated !== undefined) {
-                const opposed = (byAction.get(c.actionKey) ?? []).find((e) => e.negated !== c.negated && !parallel(doc, e.section, c.section));
-                if (opposed) {
-                    findings.push(ctx.finding({
-                        charStart: c.start,
-                        charEnd: c.end,
-                        detail: `${c.negated ? "NOT" : "required"} here, but ${opposed.negated ? "NOT" : "required"} at line ${line(opposed)} for the same action: say which one holds`,
-                        vars: { line: String(line(opposed)) },
-                    }));
-                }
-                byAction.set(c.actionKey, [...(byAction.get(c.actionKey) ?? []), c]);
-            }
-        }
-        return findings;
-    },
-});
-
-;// CONCATENATED MODULE: ./core/lint/checks/empty-section.ts
-/** empty-section: a heading with nothing under it (no content and no subsections). */
-
-
-
-const empty_section_options = strictObject({
-    min_words: schemas_number()
-        .int()
-        .min(1)
-        .default(1)
-        .describe("Words of prose a section without subsections needs; a list, table or code block always counts"),
-    ignore: array(schemas_string().min(1)).default([]).describe("Heading patterns of sections allowed to be empty"),
-});
-const emptySection = defineCheck({
-    kind: "empty-section",
-    description: "A section without subsections holds content (HTML comments and placeholders such as TBD do not count)",
-    options: empty_section_options,
-    defaultMessage: "Section '{section}' {detail}",
-    check(ctx) {
-        const { doc, params } = ctx;
-        const ignore = params.ignore.map(parseHeadingPattern);
-        const hasChild = new Set(doc.sections.map((s) => s.parent));
-        const findings = [];
-        for (const section of doc.sections) {
-            if (section.level === 0 || hasChild.has(section.index))
-                continue;
-            if (ignore.some((p) => matchesHeadingPattern(section, p)))
-                continue;
-            if (sectionHasContent(doc, section, params.min_words, true))
-                continue;
-            const c = sectionContent(doc, section, params.min_words, true);
-            const [s, e] = headingRange(doc, section);
-            findings.push(ctx.finding({
-                charStart: s,
-                charEnd: e,
-                detail: c.rawWords === 0
-                    ? "is empty"
-                    : `has only ${c.rawWords} word${c.rawWords === 1 ? "" : "s"} and no content yet`,
-                vars: { section: section.title },
-            }));
-        }
-        return findings;
-    },
-});
-
 ;// CONCATENATED MODULE: ./core/lint/checks/links-resolve.ts
 /** links-resolve: relative links and images point to files inside the bundle; `#fragments` to headings. */
 
@@ -67432,6 +67345,20 @@ function footnoteTargets(text) {
     return out;
 }
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+/** A fragment or heading in its loosest form: letters and digits only (renderers slug headings differently). */
+function looseSlug(s) {
+    return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+/** A target that only stands in for one: TODO, TBD, XXX, a template's `nnnn-` or `yyyymmdd-xxx`. */
+const PLACEHOLDER_TARGET = /^(?:\.\.\.|…|link|url|here|target)$|(?<![\p{L}\p{N}])(?:todo|tbd|tbc|fixme|xxx+|nnnn|yyyy(?:mmdd)?|yyyy-mm-dd)(?![\p{L}\p{N}])/iu;
+/** A web address written without its scheme: `www.example.com/...`, `golang.org/issue/1`, `github.com/org/repo`. */
+const NO_SCHEME = /^(?:www\.[^/\s]+|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|edu|gov|info|co|app|ai|me|us|uk|de|fr|eu|ca|jp|cn|ly|gl|gg|tv)(?::\d+)?\/)/i;
+const EMAIL = /^[^\s/@:]+@[^\s/@:]+\.[a-z]{2,}$/i;
+/** Lower a finding's level when the cause is plain and the target is not a file the bundle or repository lacks. */
+function atLevel(f, level) {
+    const rank = (l) => (l === "MUST" ? 2 : l === "SHOULD" ? 1 : 0);
+    return rank(level) < rank(f.level) ? { ...f, level } : f;
+}
 /**
  * Resolve a relative reference against the folder of `from` (both bundle-relative, posix).
  * Returns the bundle-relative path, or undefined when it climbs out of the bundle.
@@ -67475,11 +67402,88 @@ const linksResolve = defineCheck({
                 targets = htmlAnchors(doc.text);
                 for (const s of doc.sections)
                     if (s.slug !== "")
-                        targets.add(s.slug);
+                        targets.add(s.slug.toLowerCase());
             }
             return targets;
         };
+        // Headings and anchors by their loosest form, for a fragment another renderer's slugs would find.
+        let loose;
+        const looseTarget = (frag) => {
+            if (!loose) {
+                loose = new Map();
+                for (const s of doc.sections)
+                    if (s.slug !== "") {
+                        if (!loose.has(looseSlug(s.slug)))
+                            loose.set(looseSlug(s.slug), s.slug);
+                        if (!loose.has(looseSlug(s.title)))
+                            loose.set(looseSlug(s.title), s.slug);
+                    }
+                for (const a of fragmentTargets())
+                    if (!loose.has(looseSlug(a)))
+                        loose.set(looseSlug(a), a);
+            }
+            const l = looseSlug(frag);
+            return l === "" ? undefined : loose.get(l);
+        };
+        /** A fragment of this doc, as written: undefined when it names a heading or anchor, else the finding's detail and level. */
+        const judgeFragment = (raw, what, href) => {
+            let frag = raw;
+            try {
+                frag = decodeURIComponent(frag);
+            }
+            catch {
+                /* keep it as written */
+            }
+            frag = frag.toLowerCase().replace(/^user-content-/, "");
+            if (fragmentTargets().has(frag))
+                return undefined;
+            const extraHashes = /^#+/.exec(frag)?.[0].length ?? 0;
+            if (extraHashes > 0 && fragmentTargets().has(frag.slice(extraHashes).replace(/^user-content-/, "")))
+                return {
+                    detail: `${what} '${href}' has ${extraHashes + 1} '#': write '#${frag.slice(extraHashes)}'`,
+                    level: "SHOULD",
+                };
+            const near = looseTarget(frag);
+            if (near !== undefined)
+                return {
+                    detail: `${what} '${href}' finds heading '#${near}' only as other renderers spell slugs: write '#${near}'`,
+                    level: "INFO",
+                };
+            return { detail: `${what} '${href}' names no heading or anchor of this doc` };
+        };
         const notes = footnoteTargets(doc.text);
+        const repoHas = (path) => {
+            if (!repo)
+                return false;
+            try {
+                return repo.exists(path);
+            }
+            catch {
+                return true;
+            }
+        };
+        let lowerFiles;
+        /** A file of the bundle the target almost names: another case, or without its `.md`. */
+        const nearMiss = (target, what, href) => {
+            if (!lowerFiles) {
+                lowerFiles = new Map();
+                for (const f of files)
+                    if (!lowerFiles.has(f.toLowerCase()))
+                        lowerFiles.set(f.toLowerCase(), f);
+            }
+            const cased = lowerFiles.get(target.toLowerCase());
+            if (cased !== undefined)
+                return {
+                    detail: `${what} '${href}' differs in case from the file '${cased}': it breaks on case-sensitive hosts such as GitHub`,
+                };
+            if (!/\.[a-z0-9]+$/i.test(target) &&
+                (files.has(`${target}.md`) || lowerFiles.has(`${target.toLowerCase()}.md`)))
+                return {
+                    detail: `${what} '${href}' names '${target}.md' without its extension: sites that drop '.md' resolve it, GitHub does not`,
+                    level: "SHOULD",
+                };
+            return undefined;
+        };
         for (const link of doc.links) {
             if (link.kind === "link" ? !params.links : !params.images)
                 continue;
@@ -67492,23 +67496,49 @@ const linksResolve = defineCheck({
             }
             if (SCHEME.test(href) || href.startsWith("//") || notes.has(link.href))
                 continue;
-            if (href.startsWith("#")) {
+            // Plainer causes first: a placeholder for a target, an e-mail address or a web address without its scheme.
+            if (PLACEHOLDER_TARGET.test(href)) {
+                findings.push(ctx.finding({
+                    ...at,
+                    detail: `${what} target '${href}' is a placeholder: link the real target`,
+                    vars: { href },
+                }));
+                continue;
+            }
+            // An address or a site named without its scheme: the reader still knows where it
+            // points, so it is a slip to fix (SHOULD), never a target the bundle lacks.
+            if (EMAIL.test(href)) {
+                findings.push(atLevel(ctx.finding({
+                    ...at,
+                    detail: `${what} '${href}' is an e-mail address: write 'mailto:${href}'`,
+                    vars: { href },
+                }), "SHOULD"));
+                continue;
+            }
+            if (NO_SCHEME.test(href) && !files.has(resolveInBundle(file, href.replace(/[?#].*$/, "")) ?? "")) {
+                findings.push(atLevel(ctx.finding({
+                    ...at,
+                    detail: `${what} '${href}' is a web address without its scheme: write 'https://${href}'`,
+                    vars: { href },
+                }), "SHOULD"));
+                continue;
+            }
+            // "(#fragment)": the link's parentheses written twice.
+            const unwrapped = /^\((#[^()]*)\)$/.exec(href)?.[1];
+            if (href.startsWith("#") || unwrapped !== undefined) {
                 if (!params.fragments || link.kind === "image" || href === "#")
                     continue;
-                let frag = href.slice(1);
-                try {
-                    frag = decodeURIComponent(frag);
-                }
-                catch {
-                    /* keep it as written */
-                }
-                frag = frag.toLowerCase().replace(/^user-content-/, "");
-                if (!fragmentTargets().has(frag))
-                    findings.push(ctx.finding({
+                const j = judgeFragment((unwrapped ?? href).slice(1), what, href);
+                if (j === undefined && unwrapped !== undefined)
+                    findings.push(atLevel(ctx.finding({
                         ...at,
-                        detail: `${what} '${href}' names no heading or anchor of this doc`,
+                        detail: `${what} '${href}' is in parentheses twice: write '${unwrapped}'`,
                         vars: { href },
-                    }));
+                    }), "SHOULD"));
+                else if (j !== undefined) {
+                    const f = ctx.finding({ ...at, detail: j.detail, vars: { href } });
+                    findings.push(j.level ? atLevel(f, j.level) : f);
+                }
                 continue;
             }
             let path = href.replace(/[?#].*$/, "");
@@ -67524,6 +67554,26 @@ const linksResolve = defineCheck({
             const target = absolute ? undefined : resolveInBundle(file, path);
             if (target !== undefined && (files.has(target) || isFolder(target)))
                 continue;
+            // A heading of this doc named without its '#'.
+            if (params.fragments &&
+                link.kind === "link" &&
+                !/[/.]/.test(path) &&
+                fragmentTargets().has(path.toLowerCase()) &&
+                !repoHas(resolveInBundle(repo?.bundlePath ? `${repo.bundlePath}/${file}` : file, path) ?? "")) {
+                findings.push(ctx.finding({
+                    ...at,
+                    detail: `${what} '${href}' names a heading of this doc without its '#': write '#${href}'`,
+                    vars: { href },
+                }));
+                continue;
+            }
+            const near = target === undefined ? undefined : nearMiss(target, what, href);
+            if (near) {
+                findings.push(near.level
+                    ? atLevel(ctx.finding({ ...at, detail: near.detail, vars: { href } }), near.level)
+                    : ctx.finding({ ...at, detail: near.detail, vars: { href } }));
+                continue;
+            }
             // Not a file of the bundle: the repository around it decides, when we know it.
             if (params.outside === "repository" && (target === undefined || repo)) {
                 if (!repo)
@@ -67535,14 +67585,39 @@ const linksResolve = defineCheck({
                     findings.push(ctx.finding({ ...at, detail: `${what} '${href}' points outside the repository`, vars: { href } }));
                     continue;
                 }
-                let found;
-                try {
-                    found = repo.exists(inRepo);
+                let found = repoHas(inRepo);
+                // "/proposals/x.md" when the repository's root is the folder "proposals" itself: the root above it.
+                if (!found && absolute) {
+                    const parts = inRepo.split("/");
+                    for (let k = 1; k < parts.length && !found; k++)
+                        found = repoHas(parts.slice(k).join("/"));
                 }
-                catch {
-                    found = true;
+                // "44167/plot.png" in "44167/doc.src.md": written from the folder above, where the doc is rendered.
+                let above;
+                if (!found && !absolute && repo.bundlePath !== "") {
+                    const base = repo.bundlePath.split("/");
+                    for (let k = base.length - 1; k >= 0 && above === undefined; k--) {
+                        const from = base.slice(0, k).join("/");
+                        const p = resolveInBundle(from === "" ? "x" : `${from}/x`, path);
+                        if (p !== undefined && repoHas(p))
+                            above = from === "" ? "the repository's root" : `'${from}'`;
+                    }
                 }
-                if (!found)
+                if (!found && above !== undefined)
+                    findings.push(atLevel(ctx.finding({
+                        ...at,
+                        detail: `${what} '${href}' resolves from ${above}, not from this doc's folder: the doc may be rendered there`,
+                        vars: { href },
+                    }), "SHOULD"));
+                else if (!found && absolute && repo.rootKnown === false)
+                    // The folder taken as the root is not known to be the repository's: the link may
+                    // name a file of the repository around it.
+                    findings.push(atLevel(ctx.finding({
+                        ...at,
+                        detail: `${what} '${href}' names no file of the linted folder, which may not be the repository's root`,
+                        vars: { href },
+                    }), "SHOULD"));
+                else if (!found)
                     findings.push(ctx.finding({
                         ...at,
                         detail: `${what} '${href}' does not resolve to a file of the repository`,
@@ -67556,97 +67631,6 @@ const linksResolve = defineCheck({
                     ? `${what} '${href}' points outside the bundle`
                     : `${what} '${href}' does not resolve to a file of the bundle`,
                 vars: { href },
-            }));
-        }
-        return findings;
-    },
-});
-
-;// CONCATENATED MODULE: ./core/lint/checks/measurable.ts
-/**
- * measurable: a statement that speaks of a quantity (a latency, a limit, "within",
- * "at most") gives a number. "Responses MUST return within 200 ms" passes; "Responses
- * MUST return quickly" and "within a short time" do not. Statements with no quantity
- * word at all ("The service MUST be stateless") are not this check's business.
- */
-
-
-
-const QUANTITY_WORDS = [
-    "within",
-    "under",
-    "below",
-    "above",
-    "over",
-    "less than",
-    "more than",
-    "fewer than",
-    "at most",
-    "at least",
-    "up to",
-    "no more than",
-    "no less than",
-    "latency",
-    "throughput",
-    "timeout",
-    "availability",
-    "uptime",
-    "percentile",
-    "per second",
-    "per minute",
-    "per hour",
-    "per day",
-    "per request",
-    "rate",
-    "budget",
-    "limit",
-    "capacity",
-    "size",
-    "duration",
-    "retention",
-    "fast",
-    "quickly",
-    "slow",
-    "low",
-    "high",
-];
-const measurable_options = strictObject({
-    sections: array(schemas_string().min(1))
-        .min(1)
-        .describe("Heading patterns of the sections where constraints live (NFRs, SLOs, limits)"),
-    quantity_words: array(schemas_string().min(1))
-        .default(QUANTITY_WORDS)
-        .describe("Words that make a statement about a quantity"),
-    number: schemas_string()
-        .default("(?<![\\p{L}\\p{N}_.-])\\d[\\d,.]*(?:%|(?:st|nd|rd|th|ms|s|m|h|d|k|K|M|G|[KMGT]i?B|x)?(?![\\p{L}\\p{N}]))|\\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|half|double)\\b")
-        .describe("Regular expression of what counts as a number (digits inside names such as p99, REQ-001 or 2xx do not)"),
-});
-const measurable = defineCheck({
-    kind: "measurable",
-    description: "A constraint that speaks of a quantity (latency, limit, 'within', 'at most') gives a number",
-    options: measurable_options,
-    defaultMessage: "Constraint {detail}",
-    check(ctx) {
-        const { doc, params } = ctx;
-        const words = new RegExp(`(?<![\\p{L}\\p{N}])(?:${params.quantity_words.map(escapeRegExp).join("|")})(?![\\p{L}\\p{N}])`, "iu");
-        let number;
-        try {
-            number = new RegExp(params.number, "iu");
-        }
-        catch {
-            number = /\d/;
-        }
-        const findings = [];
-        for (const st of statementsIn(doc, sectionScope(doc, params.sections))) {
-            const source = maskInline(st.source);
-            const w = words.exec(source);
-            if (!w || number.test(source))
-                continue;
-            const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);
-            findings.push(ctx.finding({
-                charStart: s,
-                charEnd: e,
-                detail: `speaks of a quantity ('${w[0]}') but gives no number: say how much, how fast or how many`,
             }));
         }
         return findings;
@@ -67907,6 +67891,984 @@ const requiredFrontmatter = defineCheck({
         return [];
     },
 });
+/**
+ * The value of a piece of metadata wherever the doc gives it (frontmatter, a `Key: value`
+ * line or `## Key` section, a sibling file such as `kep.yaml`), for checks that read the
+ * doc's status or stage. Undefined when it is given nowhere.
+ */
+function metadataValue(ctx, names, files = []) {
+    if (ctx.doc.frontmatter.error)
+        return undefined;
+    const fm = inFrontmatter(ctx.doc, names)?.value ?? inBody(ctx.doc, names)?.value;
+    if (fm !== undefined)
+        return fm;
+    for (const f of files) {
+        const path = resolveInBundle(ctx.file, f);
+        const text = path === undefined ? undefined : ctx.readFile(path);
+        if (path === undefined || text === undefined)
+            continue;
+        const data = siblingData(ctx.doc, path, text);
+        if (data === null || typeof data !== "object" || Array.isArray(data))
+            continue;
+        const v = valueText(lookUp(data, names));
+        if (v !== undefined)
+            return v;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./core/lint/checks/forbidden-pattern.ts
+/**
+ * forbidden-pattern: phrases or patterns that must not appear in the prose (TBD, TODO,
+ * "etc.", weasel words, template placeholders).
+ *
+ * Undecided markers (TBD, TODO, "to be determined"...) are read in context: plain English
+ * ("to be defined on a type"), a mention of the word, a sample value, a link target or a
+ * badge, an item the doc explicitly defers (an UNRESOLVED block, an open-questions list,
+ * "out of scope", a name handed to someone), a section the process only asks for at a
+ * later stage, and a doc nobody builds from (withdrawn, rejected, superseded) are not
+ * reported at the entry's level. A marker in a sentence that states a requirement, or a
+ * section that holds nothing but the marker, is reported at the profile's own level, even
+ * in adoption mode. With `placeholders`, every form a template leaves is found: `{{...}}`,
+ * `[TODO: ...]`, `{Describe ...}` and `<insert description here>` (which renders as nothing).
+ */
+
+
+
+
+const QUIET_STATUSES = [
+    "withdrawn",
+    "rejected",
+    "superseded",
+    "deprecated",
+    "replaced",
+    "declined",
+    "abandoned",
+    "obsolete",
+    "retired",
+];
+const forbidden_pattern_options = strictObject({
+    phrases: array(schemas_string().min(1)).default([]).describe("Literal phrases, matched as whole words"),
+    patterns: array(schemas_string().min(1))
+        .default([])
+        .describe("Regular expressions (JavaScript syntax, no flags)"),
+    placeholders: schemas_boolean()
+        .default(false)
+        .describe("Also find template placeholders in every form: {{...}}, [TODO: ...], {Describe ...}, <insert description here> (raw HTML included)"),
+    case_sensitive: schemas_boolean().default(false),
+    sections: array(schemas_string().min(1))
+        .default([])
+        .describe('Only look in these sections (heading patterns) and their subsections; empty or "*": the whole body'),
+    exclude_sections: array(schemas_string().min(1))
+        .default([])
+        .describe("Leave out these sections (heading patterns) and their subsections, e.g. where open questions are expected; the innermost section named decides"),
+    include_code: schemas_boolean().default(false).describe("Also look inside code blocks and code spans"),
+    max_per_doc: schemas_number().int().min(1).default(50).describe("Stop reporting after this many matches"),
+    context: schemas_boolean()
+        .default(true)
+        .describe("Read undecided markers (TBD, TODO, 'to be determined') in context: plain English, mentions, examples, link targets, deferred items and later-stage sections are not reported at the entry's level; a marker in a requirement sentence always is"),
+    quiet_statuses: array(schemas_string().min(1))
+        .default(QUIET_STATUSES)
+        .describe("Doc statuses nobody builds from: a doc whose status starts with one of them gets no finding"),
+    metadata_files: array(schemas_string().min(1))
+        .default([])
+        .describe("Sibling metadata files (relative to the doc) holding the status or stage, e.g. kep.yaml"),
+    stages: strictObject({
+        key: schemas_string().min(1).default("stage").describe("Metadata key of the doc's stage"),
+        order: array(schemas_string().min(1)).min(2).describe("Stages, earliest first: alpha, beta, stable"),
+        sections: record(schemas_string().min(1), schemas_string().min(1))
+            .default({})
+            .describe("Heading pattern -> the stage from which the process asks for that section"),
+    })
+        .optional()
+        .describe("Sections the process only asks for at a later stage: an undecided marker there, before that stage, is INFO. A section whose own comment says 'when targeting beta' counts too"),
+})
+    .refine((o) => o.phrases.length + o.patterns.length > 0 || o.placeholders, "give at least one phrase or pattern, or placeholders: true");
+const compiled = new WeakMap();
+function compile(params) {
+    let re = compiled.get(params);
+    if (re === undefined) {
+        re = build(params);
+        compiled.set(params, re);
+    }
+    return re;
+}
+function build(params) {
+    const parts = params.phrases.map((p) => {
+        const body = escapeRegExp(p);
+        // Whole words: no letter or digit right before or after (a phrase may end in punctuation, like "etc.").
+        return `(?<![\\p{L}\\p{N}_])${body}${/[\p{L}\p{N}_]$/u.test(p) ? "(?![\\p{L}\\p{N}_])" : ""}`;
+    });
+    for (const p of params.patterns)
+        parts.push(`(?:${p})`);
+    if (parts.length === 0)
+        return null;
+    return new RegExp(parts.join("|"), params.case_sensitive ? "gu" : "giu");
+}
+/**
+ * Which sections are searched. The innermost section named decides: a section named in
+ * `exclude_sections` is left out with its subsections, unless a subsection is named in
+ * `sections` again ("Design details" searched, its "Graduation criteria" not; or the
+ * other way round). `sections` empty, or holding "*", starts from the whole doc.
+ */
+function searchScope(doc, sections, exclude) {
+    const include = sections.filter((p) => p.trim() !== "*").map(parseHeadingPattern);
+    const leave = exclude.map(parseHeadingPattern);
+    const all = sections.length === 0 || include.length < sections.length;
+    const state = [];
+    for (const s of doc.sections) {
+        if (s.level === 0)
+            state.push(all);
+        else if (leave.some((p) => matchesHeadingPattern(s, p)))
+            state.push(false);
+        else if (include.some((p) => matchesHeadingPattern(s, p)))
+            state.push(true);
+        else
+            state.push(state[s.parent] ?? all);
+    }
+    return state;
+}
+// ---------------------------------------------------------------------------------------
+// Placeholders
+/** Words a template uses to tell the author what to write. */
+const INSTRUCTION = "(?:insert|describe|explain|add|fill|list|provide|enter|write|summari[sz]e|give|state|specify|include|replace|your|todo|tbd|tba|placeholder|optional|e\\.g\\.|example)";
+/** Nouns of a slot: "{title of option 1}", "<feature name>". */
+const SLOT_NOUN = "(?:title|name|description|summary|date|link|url|number|author|authors|owner|email|team|version|option \\d+|reason|rationale|goal|driver|consequence|problem|solution|decision|context|details?)";
+const PLACEHOLDER_FORMS = [
+    // {{ anything }}
+    /\{\{[^{}\n]{1,200}\}\}/g,
+    // [TODO: ...], [Describe ...], [Insert ...]: not a link, not a task box, not a footnote.
+    new RegExp(`(?<![!\\]\\\\])\\[(?=${INSTRUCTION}\\b|TBD|TODO)[^\\[\\]\\n]{2,200}\\](?![(\\[:])`, "giu"),
+    // {Describe the context}, {title of option 1}: braces with an instruction or a slot noun, in prose.
+    new RegExp(`(?<![\\p{L}\\p{N}_:$%#{\\\\])\\{(?=[^{}\\n]*\\s)(?=[^{}\\n]*\\p{L}{2})(?=\\s*${INSTRUCTION}\\b|[^{}\\n]*\\b${SLOT_NOUN}\\b|[^{}\\n]*(?:e\\.g\\.|…|\\.\\.\\.))[^{}\\n=;"\`]{3,200}\\}(?!\\})`, "giu"),
+    // <insert description here>: a "tag" HTML swallows, with words in it and no attributes.
+    /(?<![\p{L}\p{N}_\\<])<([a-z][a-z-]*)(?:\s+[^<>="'\n/]{1,200})>/giu,
+];
+/** Tag names HTML knows: `<details open>` is not a placeholder. */
+const HTML_TAGS = new Set(("a abbr address area article aside audio b bdi bdo blockquote body br button canvas caption cite code col colgroup " +
+    "data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 " +
+    "head header hr html i iframe img input ins kbd label legend li link main map mark meta meter nav noscript object ol " +
+    "optgroup option output p param picture pre progress q rp rt ruby s samp script section select small source span " +
+    "strong style sub summary sup table tbody td template textarea tfoot th thead time title tr track u ul var video wbr " +
+    "center font strike tt big svg math").split(" "));
+const labelsCache = new WeakMap();
+/** Labels of the doc's reference definitions: `[type parameters proposal]` is a link to one. */
+function referenceLabels(doc) {
+    let labels = labelsCache.get(doc);
+    if (!labels) {
+        labels = new Set();
+        if (doc.text.includes("]:"))
+            for (const m of doc.text.matchAll(/^[ ]{0,3}\[([^\]\n]+)\]:/gm))
+                labels.add(m[1].trim().toLowerCase());
+        labelsCache.set(doc, labels);
+    }
+    return labels;
+}
+function placeholderRanges(doc, source) {
+    const out = [];
+    const has = [source.includes("{{"), source.includes("["), source.includes("{"), source.includes("<")];
+    for (const [i, re] of PLACEHOLDER_FORMS.entries()) {
+        if (!has[i])
+            continue;
+        re.lastIndex = 0;
+        for (let m = re.exec(source); m; m = re.exec(source)) {
+            if (i === 1 && referenceLabels(doc).has(m[0].slice(1, -1).trim().toLowerCase()))
+                continue;
+            if (i === 2 && /::$|\w$/.test(source.slice(Math.max(0, m.index - 2), m.index)))
+                continue;
+            if (i === 3) {
+                const tag = m[1].toLowerCase();
+                const words = m[0].slice(1, -1).trim();
+                if (HTML_TAGS.has(tag) && !new RegExp(`^${INSTRUCTION}\\b`, "iu").test(words))
+                    continue;
+                // An autolink or an address: <https://...>, <user@host>.
+                if (/[:@]/.test(words))
+                    continue;
+            }
+            const r = [m.index, m.index + m[0].length];
+            if (!out.some(([s, e]) => r[0] < e && r[1] > s))
+                out.push(r);
+        }
+    }
+    return out;
+}
+// ---------------------------------------------------------------------------------------
+// Undecided markers in context
+const MARKER = /^(?:TBD|TBC|TBA|TODO|FIXME|XXX|to be (?:determined|decided|defined|confirmed|written))$/i;
+const TO_BE = /^to be /i;
+/** A requirement: a modal verb, an obligation, or a limit or value it sets. */
+const REQUIREMENT = /(?<![\p{L}\p{N}])(?:must|shall|should|will|needs? to|(?:is|are) required to|required|has to|have to|may not|cannot|within|at (?:most|least)|up to|no (?:more|less|fewer) than|limits?|timeouts?|retries|latency|throughput|values?|numbers?|sizes?|versions?|defaults?)(?![\p{L}\p{N}])/iu;
+/** The sentence defers the point explicitly. */
+const DEFERRED = /\b(?:out of scope|outside (?:the|of) (?:the )?scope|(?:a |in a )?(?:future|later|follow-?up|separate|subsequent) (?:proposal|kep|rfc|pr|design|doc|work|discussion)s?|left (?:for|to) (?:later|the future|a future)|deferred|not (?:yet )?in scope|open questions?|unresolved questions?|to be discussed)\b/i;
+const OPEN_LEAD_IN = /\b(?:open|unresolved|outstanding|pending) (?:questions?|issues?|items?|points?)\b|\bquestions?:\s*$/i;
+/** Link destinations, images (badges), autolinks and bare URLs of a block's source. */
+function skipRanges(source) {
+    const out = [];
+    const add = (re) => {
+        re.lastIndex = 0;
+        for (let m = re.exec(source); m; m = re.exec(source))
+            out.push([m.index, m.index + m[0].length]);
+    };
+    if (source.includes("]("))
+        add(/!\[[^\]\n]*\]\([^)\n]*\)|\]\([^)\n]*\)/g);
+    if (source.includes("://") || source.includes("<"))
+        add(/<[a-z][a-z0-9+.-]*:[^>\s]*>|\bhttps?:\/\/[^\s)>\]]+/gi);
+    if (source.includes("]:"))
+        add(/^[ \t]*\[[^\]\n]+\]:[ \t]*\S+/gm);
+    return out;
+}
+const inside = (ranges, s, e) => ranges.some(([a, b]) => s >= a && e <= b);
+/** The sentence around a match, in the block's source. */
+function sentenceAround(source, s, e) {
+    let from = s;
+    while (from > 0) {
+        const c = source[from - 1];
+        if ((c === "." || c === "!" || c === "?") && /^[)\]"'”’*_]*\s/.test(source.slice(from, from + 4)))
+            break;
+        if (c === "\n" && source[from - 2] === "\n")
+            break;
+        from--;
+    }
+    let to = e;
+    while (to < source.length) {
+        const c = source[to];
+        if ((c === "." || c === "!" || c === "?") && /\s|$/.test(source[to + 1] ?? "")) {
+            to++;
+            break;
+        }
+        to++;
+    }
+    return source.slice(from, to);
+}
+/** "to be defined on a type", "will need to be defined": plain English, not a marker. */
+function plainEnglish(source, s, e) {
+    const before = source.slice(Math.max(0, s - 24), s);
+    if (/\b(?:need|needs|needed|has|have|had|used|ought|going|want|wants|allow(?:s|ed)?\s+\S+|about)\s+$/i.test(before))
+        return true;
+    const after = source.slice(e, e + 24);
+    // The phrase ends its clause: "is to be determined.", "(to be decided)", "TBD:".
+    return !/^\s*(?:[.,;:!?)\]|—–-]|\*|_|$)/.test(after);
+}
+/** The word itself is spoken of: "TODO comments", `"TBD"`, "a FIXME". */
+function mention(source, s, e) {
+    const b = source[s - 1] ?? "";
+    const a = source[e] ?? "";
+    if (/["'“‘«]/.test(b) && /["'”’»]/.test(a))
+        return true;
+    return /^s?\s+(?:comments?|markers?|notes?|items?|entries|lists?|tags?|annotations?|directives?)\b/i.test(source.slice(e, e + 24));
+}
+/** "TBD (@alice)", "TODO(jbd):", "TBD by @bob", "TODO for SIG Node": handed to someone. */
+function owned(source, e) {
+    return /^(?:\s*\(\s*@?[\p{L}\p{N}_.-]+\s*\)|\s*[-–—:]?\s*@[\p{L}\p{N}_-]|\s+(?:by|for|owner:?|assigned to)\s+@?[\p{L}\p{N}])/iu.test(source.slice(e, e + 40));
+}
+/** "(exact name is TBD)", "name TBD": only a name is open, not the design. */
+function naming(sentence) {
+    return /\b(?:name|names|naming|spelling|wording|title)\b[^.;()]{0,20}\b(?:is|are)?\s*(?:still\s+)?(?:TBD|TBC|to be (?:determined|decided))|\b(?:TBD|to be decided)\b[^.;()]{0,6}\bname/i.test(sentence);
+}
+/** Starts of list items (any depth) under a lead-in that opens a list of open questions. */
+function deferredListItems(doc) {
+    const out = new Set();
+    let open = false;
+    for (const b of doc.blocks) {
+        if (b.listDepth === 0) {
+            if (b.kind === "paragraph")
+                open = OPEN_LEAD_IN.test(b.text.replace(/[*_]/g, "").trim());
+            else if (b.kind === "heading")
+                open = false;
+            continue;
+        }
+        if (open)
+            out.add(b.charStart);
+    }
+    return out;
+}
+/** The stage each section is asked for from (index into `order`), or undefined. */
+function laterStages(doc, stages) {
+    const order = stages.order.map((s) => s.toLowerCase());
+    const named = Object.entries(stages.sections).map(([p, st]) => [parseHeadingPattern(p), order.indexOf(st.toLowerCase())]);
+    const alts = order.map(escapeRegExp).join("|");
+    const said = new RegExp(`\\b(?:when targeting|targeting|required (?:for|at|by)|completed (?:for|when targeting|before|by)|for)\\s+(?:the\\s+)?(${alts})\\b`, "i");
+    const out = [];
+    for (const s of doc.sections) {
+        if (s.level === 0) {
+            out.push(undefined);
+            continue;
+        }
+        let at;
+        for (const [p, i] of named)
+            if (i >= 0 && matchesHeadingPattern(s, p))
+                at = i;
+        if (at === undefined) {
+            // The process says so in the section's own comment: "<!-- ... when targeting beta ... -->".
+            const own = doc.text.slice(s.contentCharStart, s.ownCharEnd);
+            const comment = /<!--([\s\S]*?)-->/.exec(own);
+            const m = comment ? said.exec(comment[1]) : null;
+            if (m && /\b(?:must|required|should|complete)/i.test(comment[1]))
+                at = order.indexOf(m[1].toLowerCase());
+        }
+        out.push(at ?? out[s.parent]);
+    }
+    return out;
+}
+function unresolvedBlocks(text) {
+    const out = [];
+    if (!text.includes("UNRESOLVED"))
+        return out;
+    const re = /<<\[UNRESOLVED[^\]]*\]>>[\s\S]*?(?:<<\[\/UNRESOLVED\]>>|$)/g;
+    for (let m = re.exec(text); m; m = re.exec(text))
+        out.push([m.index, m.index + m[0].length]);
+    return out;
+}
+/** The section holds nothing but the marker: "TODO: describe", "TODO for SIG Node". */
+function onlyMarker(doc, b, blockSource, s) {
+    const section = doc.sections[b.section];
+    if (section.level === 0 || b.kind === "heading")
+        return false;
+    if (!/^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)?[*_(]*$/.test(blockSource.slice(0, s)))
+        return false;
+    if (blockSource.split(/\s+/).length > 12)
+        return false;
+    for (const o of doc.blocks) {
+        if (o === b || o.section !== b.section || o.charStart < section.contentCharStart)
+            continue;
+        if (o.kind === "list_item" || (o.kind === "html" && /^\s*<!--[\s\S]*-->\s*$/.test(o.text)))
+            continue;
+        if (o.charStart >= b.charStart && o.charEnd <= b.charEnd)
+            continue;
+        if (o.kind !== "heading")
+            return false;
+    }
+    return true;
+}
+const rank = (l) => (l === "MUST" ? 2 : l === "SHOULD" ? 1 : 0);
+const lower = (a, b) => (rank(a) <= rank(b) ? a : b);
+/**
+ * How an undecided marker at [s, e) of a block is reported: skipped (null), at a given
+ * level, or at the entry's (undefined).
+ */
+function judgeMarker(ctx, dc, b, source, s, e, placeholderSpans) {
+    const { doc, params, entry } = ctx;
+    const match = source.slice(s, e);
+    const abs = b.charStart + s;
+    if (inside(placeholderSpans, s, e))
+        return null;
+    dc.unresolved ??= unresolvedBlocks(doc.text);
+    if (dc.unresolved.some(([a, z]) => abs >= a && abs < z))
+        return null;
+    if (TO_BE.test(match) && plainEnglish(source, s, e))
+        return null;
+    if (mention(source, s, e))
+        return null;
+    if (/^\s*>/.test(source))
+        return null; // a quote of someone else
+    const path = doc.sections[b.section].heading_path.join(" ");
+    const sentence = sentenceAround(source, s, e);
+    if (/\bexamples?\b|\bsamples?\b/i.test(path) && b.kind === "table")
+        return null;
+    // A sample value: "e.g. TBD", "(for example, TODO)".
+    if (/\b(?:e\.g\.|for example|for instance|such as)[\s,:]+\S{0,12}$/i.test(source.slice(Math.max(0, s - 40), s)))
+        return null;
+    if (DEFERRED.test(sentence))
+        return null;
+    dc.deferredLists ??= deferredListItems(doc);
+    if (b.listDepth > 0) {
+        // The item's own list item block: the nearest list item at or before it.
+        for (const o of doc.blocks) {
+            if (o.charStart > b.charStart)
+                break;
+            if (o.kind === "list_item" && o.charEnd >= b.charEnd && dc.deferredLists.has(o.charStart))
+                return null;
+        }
+    }
+    if (/^\s*(?:[-*+]\s+)?[*_]*(?:open question|unresolved|question)s?[*_]*\s*:/i.test(source))
+        return null;
+    const requirement = REQUIREMENT.test(sentence.replace(match, " "));
+    // A doc nobody builds from (withdrawn, rejected): only a requirement left open says much.
+    if (docIsQuiet(ctx, dc))
+        return requirement ? entry.level : "INFO";
+    if (params.stages) {
+        if (dc.stage === undefined) {
+            const v = metadataValue(ctx, [params.stages.key], params.metadata_files)?.toLowerCase();
+            const order = params.stages.order.map((o) => o.toLowerCase());
+            const i = v === undefined ? -1 : order.findIndex((o) => v === o || v.startsWith(`${o} `));
+            dc.stage = i;
+        }
+        dc.laterStage ??= laterStages(doc, params.stages);
+        const from = dc.laterStage[b.section];
+        if (dc.stage >= 0 && from !== undefined && dc.stage < from)
+            return "INFO";
+    }
+    if (onlyMarker(doc, b, source, s))
+        return entry.level;
+    let level;
+    if (naming(sentence) || owned(source, e))
+        level = lower(entry.level, "SHOULD");
+    if (level === undefined && requirement)
+        return entry.level;
+    return level;
+}
+function docIsQuiet(ctx, dc) {
+    if (dc.quiet === undefined) {
+        const statuses = ctx.params.quiet_statuses.map((q) => q.toLowerCase());
+        const v = statuses.length === 0 ? undefined : metadataValue(ctx, ["status", "state"], ctx.params.metadata_files);
+        const value = v?.toLowerCase().replace(/^[^\p{L}]+/u, "");
+        dc.quiet = value !== undefined && statuses.some((q) => value === q || value.startsWith(q));
+    }
+    return dc.quiet;
+}
+/** Does the profile find placeholders with another entry (so markers inside them are reported once)? */
+function profileFindsPlaceholders(ctx) {
+    return ctx.profile.checks.some((c) => c.kind === "forbidden-pattern" &&
+        c !== ctx.entry &&
+        c.params?.placeholders === true);
+}
+const forbiddenPattern = defineCheck({
+    kind: "forbidden-pattern",
+    description: "Phrases or patterns that must not appear in the prose: TBD, TODO, etc., weasel words, template placeholders",
+    options: forbidden_pattern_options,
+    defaultMessage: "'{match}' {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        let re;
+        try {
+            re = compile(params);
+        }
+        catch (err) {
+            const [s, e] = [doc.bodyCharStart, doc.bodyCharStart];
+            return [
+                ctx.finding({
+                    charStart: s,
+                    charEnd: e,
+                    detail: `cannot be checked: invalid pattern (${err instanceof Error ? err.message : String(err)})`,
+                    vars: { match: "pattern" },
+                }),
+            ];
+        }
+        const scope = searchScope(doc, params.sections, params.exclude_sections);
+        const findings = [];
+        const dc = {};
+        let otherPlaceholders;
+        for (const b of doc.blocks) {
+            if (!scope[b.section])
+                continue;
+            const html = b.kind === "html" && params.placeholders;
+            if (!(isProse(b) || html || (params.include_code && b.kind === "code")))
+                continue;
+            const source = params.include_code
+                ? doc.text.slice(b.charStart, b.charEnd)
+                : html
+                    ? maskInline(doc.text.slice(b.charStart, b.charEnd))
+                    : maskedSource(doc, b);
+            const hits = [];
+            let skip;
+            const ownPlaceholders = params.placeholders ? placeholderRanges(doc, source) : [];
+            let spans;
+            if (re && !html) {
+                re.lastIndex = 0;
+                for (let m = re.exec(source); m; m = re.exec(source)) {
+                    if (m[0] === "") {
+                        re.lastIndex++;
+                        continue;
+                    }
+                    const s = m.index;
+                    const e = s + m[0].length;
+                    if (params.context) {
+                        skip ??= skipRanges(source);
+                        if (inside(skip, s, e))
+                            continue;
+                        if (MARKER.test(m[0])) {
+                            otherPlaceholders ??= profileFindsPlaceholders(ctx);
+                            spans ??= otherPlaceholders ? placeholderRanges(doc, source) : [];
+                            const level = judgeMarker(ctx, dc, b, source, s, e, spans);
+                            if (level === null)
+                                continue;
+                            hits.push(level === undefined ? { s, e } : { s, e, level });
+                            continue;
+                        }
+                    }
+                    hits.push({ s, e });
+                }
+            }
+            for (const [s, e] of ownPlaceholders) {
+                skip ??= skipRanges(source);
+                if (inside(skip, s, e))
+                    continue;
+                if (!hits.some((h) => s < h.e && e > h.s))
+                    hits.push({ s, e });
+            }
+            for (const h of hits.sort((x, y) => x.s - y.s)) {
+                findings.push(ctx.finding({
+                    charStart: b.charStart + h.s,
+                    charEnd: b.charStart + h.e,
+                    detail: "is not allowed here",
+                    vars: { match: doc.text.slice(b.charStart + h.s, b.charStart + h.e) },
+                    ...(h.level ? { level: h.level } : {}),
+                }));
+                if (findings.length >= params.max_per_doc)
+                    return findings;
+            }
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/contradiction.ts
+/**
+ * contradiction: two requirement sentences that say the same thing with different
+ * numbers ("p99 latency MUST be under 200 ms" and, later, "... under 500 ms"; "retain
+ * logs for 30 days" and "for 90 days"), or one says MUST and the other MUST NOT of the
+ * same action. Deterministic: sentences are compared by what they say with their
+ * quantities taken out (core/lint/claims.ts), units converted (0.5 s is 500 ms).
+ *
+ * Precision before recall: only sentences that match word for word (articles aside)
+ * are compared, examples and sentences about the past are not read, and sentences in
+ * sibling subsections of one section (per stage, per tier, per environment: "### Beta",
+ * "### GA") are parallel cases, not contradictions. One trace ID defined twice is the
+ * trace-id check's business.
+ */
+
+
+
+
+
+/** Sections that describe what was not chosen, the past or examples: not requirements. */
+const NOT_REQUIREMENTS = [
+    "Alternatives*",
+    "Considered options|Options considered|Options|Pros and cons*|Rejected*",
+    "Drawbacks|Prior art|Rationale and alternatives",
+    "Unresolved questions|Open questions|Open issues|Future*",
+    "Example*|Appendix*|History|Changelog|Version history|Implementation history|Glossary|References",
+    "Current state|Status quo|Benchmarks|Results",
+];
+const contradiction_options = strictObject({
+    sections: array(schemas_string().min(1))
+        .default([])
+        .describe("Heading patterns of the sections where requirements live: every sentence there with a number is compared; elsewhere only sentences with must, shall, should, will or required"),
+    exclude_sections: array(schemas_string().min(1))
+        .default(NOT_REQUIREMENTS)
+        .describe("Heading patterns of sections not read (alternatives, history, examples, open questions)"),
+});
+function shown(text, c) {
+    return c.quantities.map((q) => text.slice(q.start, q.end)).join(", ");
+}
+/** Are two claims in parallel cases: different subsections of one section below the title? */
+function parallel(doc, a, b) {
+    if (a === b)
+        return false;
+    const ancestors = new Set();
+    for (let s = a; s >= 0; s = doc.sections[s].parent)
+        ancestors.add(s);
+    let common = b;
+    while (common >= 0 && !ancestors.has(common))
+        common = doc.sections[common].parent;
+    // A common ancestor at ## or deeper: the two are cases of one topic (Alpha/Beta, Free/Pro).
+    return common >= 0 && doc.sections[common].level >= 2;
+}
+function differ(a, b) {
+    if (a.quantities.length !== b.quantities.length)
+        return false;
+    return a.quantities.some((q, i) => {
+        const r = b.quantities[i];
+        return (q.dim === r.dim && Math.abs(q.value - r.value) > 1e-9 * Math.max(Math.abs(q.value), Math.abs(r.value)));
+    });
+}
+const contradiction = defineCheck({
+    kind: "contradiction",
+    description: "Two requirement sentences say the same thing with different numbers or units, or MUST and MUST NOT of the same action",
+    options: contradiction_options,
+    defaultMessage: "Contradiction: {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const scope = searchScope(doc, ["*"], params.exclude_sections);
+        const requirements = params.sections.length > 0 ? sectionScope(doc, params.sections) : new Set();
+        const claims = claimsOf(doc, (s) => scope[s] === true, requirements);
+        const findings = [];
+        const byKey = new Map();
+        const byAction = new Map();
+        for (const c of claims) {
+            const line = (x) => doc.index.lineOfChar(x.start) + 1;
+            if (c.quantities.length > 0) {
+                const earlier = (byKey.get(c.key) ?? []).find((e) => !parallel(doc, e.section, c.section) && differ(e, c));
+                if (earlier) {
+                    const first = c.quantities[0];
+                    findings.push(ctx.finding({
+                        charStart: first.start,
+                        charEnd: c.quantities[c.quantities.length - 1].end,
+                        detail: `'${shown(doc.text, c)}' here, but '${shown(doc.text, earlier)}' at line ${line(earlier)} for the same requirement: say which one holds`,
+                        vars: { line: String(line(earlier)) },
+                    }));
+                }
+                byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+            }
+            if (c.negated !== undefined) {
+                const opposed = (byAction.get(c.actionKey) ?? []).find((e) => e.negated !== c.negated && !parallel(doc, e.section, c.section));
+                if (opposed) {
+                    findings.push(ctx.finding({
+                        charStart: c.start,
+                        charEnd: c.end,
+                        detail: `${c.negated ? "NOT" : "required"} here, but ${opposed.negated ? "NOT" : "required"} at line ${line(opposed)} for the same action: say which one holds`,
+                        vars: { line: String(line(opposed)) },
+                    }));
+                }
+                byAction.set(c.actionKey, [...(byAction.get(c.actionKey) ?? []), c]);
+            }
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/empty-section.ts
+/** empty-section: a heading with nothing under it (no content and no subsections). */
+
+
+
+const empty_section_options = strictObject({
+    min_words: schemas_number()
+        .int()
+        .min(1)
+        .default(1)
+        .describe("Words of prose a section without subsections needs; a list, table or code block always counts"),
+    ignore: array(schemas_string().min(1)).default([]).describe("Heading patterns of sections allowed to be empty"),
+});
+const emptySection = defineCheck({
+    kind: "empty-section",
+    description: "A section without subsections holds content (HTML comments and placeholders such as TBD do not count)",
+    options: empty_section_options,
+    defaultMessage: "Section '{section}' {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const ignore = params.ignore.map(parseHeadingPattern);
+        const hasChild = new Set(doc.sections.map((s) => s.parent));
+        const findings = [];
+        for (const section of doc.sections) {
+            if (section.level === 0 || hasChild.has(section.index))
+                continue;
+            if (ignore.some((p) => matchesHeadingPattern(section, p)))
+                continue;
+            if (sectionHasContent(doc, section, params.min_words, true))
+                continue;
+            const c = sectionContent(doc, section, params.min_words, true);
+            const [s, e] = headingRange(doc, section);
+            findings.push(ctx.finding({
+                charStart: s,
+                charEnd: e,
+                detail: c.rawWords === 0
+                    ? "is empty"
+                    : `has only ${c.rawWords} word${c.rawWords === 1 ? "" : "s"} and no content yet`,
+                vars: { section: section.title },
+            }));
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/vague-quantity.ts
+/**
+ * vague-quantity: a requirement whose quantity is a vague word instead of a number.
+ * "Retries MUST stop after a reasonable number of attempts", "the cache should expire
+ * entries in a timely manner", "responses must return as fast as possible": nobody can
+ * build to them or test them. The finding sits on the vague words and asks for the number
+ * and its unit. Only sentences that state a requirement (a modal verb such as must, shall,
+ * should, will, needs to, or a limit word such as within, at most, timeout, retries) are
+ * read, outside code, quotes and the sections that argue rather than require (motivation,
+ * alternatives, prior art...).
+ */
+
+
+
+
+/** Sections that argue, recall or look ahead rather than state what to build. */
+const NOT_REQUIREMENT_SECTIONS = [
+    "Summary|Abstract|Introduction|Overview|TL;DR",
+    "Motivation*|Background*|Problem*|Why*",
+    "Alternatives*|Rejected*|Considered options|Options considered|Pros and cons*|Rationale*|Alternative*|Goals|Solution goals|Non-goals",
+    "Prior art|Related work|Drawbacks|Downsides|Disadvantages|Costs|Risks*",
+    "Future*|Unresolved*|Open questions|Open issues",
+    "History|Revision history|Implementation history|Changelog|Acknowledgments|Acknowledgements|Credits|References",
+    "Context*|Context and problem statement",
+    "Appendix*|Use cases|Use-cases|Examples|Effect on*|Impact on*",
+];
+/** What a requirement measures: a limit, a time, a rate, a size. */
+const UNIT_NOUNS = "latenc(?:y|ies)|throughput|timeouts?|time-?outs?|delays?|retries|retry (?:count|limit|interval)|limits?|memory(?: usage| footprint)?|footprint|capacity|bandwidth|downtime|response times?|durations?|intervals?|(?:error|request|refresh|sampling|polling) rates?|thresholds?|budgets?|ttls?|uptime|cpu usage|disk (?:usage|space)|buffer sizes?|batch sizes?|queue (?:depth|length|size)|wait(?:ing)? times?|startup times?|time to live|expiry|retention(?: period)?|timeframe|time frame|grace period|deprecation period|period of time";
+/** Performance nouns "low", "high", "short" and "fast" are vague about. */
+const PERF_NOUNS = "latenc(?:y|ies)|throughput|timeouts?|delays?|downtime|response times?|error rates?|startup times?|wait(?:ing)? times?";
+/** Count nouns a requirement bounds: "a few retries", "several connections". */
+const vague_quantity_COUNT_NOUNS = "retries|attempts|times|requests|connections|items|entries|elements|characters|bytes|files|threads|workers|replicas|nodes|instances|calls|messages|events|records|rows|pages|iterations|keys|tokens|users|clients|servers|pods|jobs|tasks|lines|arguments|parameters|members|steps|objects|versions|releases";
+const TIME_AND_SIZE = "milliseconds|seconds|minutes|hours|days|weeks|months|ms|megabytes|gigabytes|kilobytes|[KMG]i?B";
+/** The vague quantities: each alternative is one way of not giving a number. */
+const VAGUE_QUANTITY = new RegExp([
+    // as fast as possible, as soon as practical
+    "\\bas (?:fast|quickly|soon|early|rapidly|promptly|frequently|often) as (?:(?:is )?(?:reasonably )?(?:possible|practical|practicable|feasible|reasonable|necessary|needed))\\b",
+    // in a timely manner, timely
+    "\\bin (?:a |as )?timely (?:a )?(?:manner|fashion|way)\\b",
+    // within a reasonable time, after a short delay, an appropriate amount of time
+    "\\b(?:(?:within|in|after|under|up to|by|for|every|at) )?(?:a |an )?(?:very |reasonably |fairly |relatively |sufficiently )?(?:reasonable|acceptable|sufficient|appropriate|adequate|suitable|short|brief) (?:amount of )?(?:time|period|timeframe|time frame|delay|interval|duration|window|while)\\b",
+    // a reasonable number of retries, a sufficient amount of memory, an appropriate share
+    "\\b(?:(?:within|under|up to|at most|at least|no more than|by) )?(?:a |an )?(?:reasonable|acceptable|sufficient|appropriate|adequate|suitable) (?:(?:number|count|quantity|share|fraction|percentage|proportion|portion|margin|size)(?: of)?|amount of (?:time|memory|data|storage|disk|cpu|bandwidth|traffic|space|capacity|requests|retries))\\b",
+    // a reasonable timeout, an acceptable latency
+    `\\b(?:(?:very|reasonably|fairly|relatively|sufficiently|acceptably) )?(?:reasonabl[ey]|acceptabl[ey]|sufficient(?:ly)?|appropriate|adequate|suitable|tolerable|negligible) (?:${UNIT_NOUNS})\\b`,
+    // low latency, high throughput, high availability
+    `\\b(?:(?:very|reasonably|fairly|relatively|sufficiently|acceptably|extremely) )?(?:low|high|short|fast|quick|minimal) (?:${PERF_NOUNS})\\b|\\bhigh(?:ly)? availab(?:le|ility)\\b`,
+    // a few seconds, several retries
+    `\\b(?:a few|several|a couple of|a handful of) (?:${TIME_AND_SIZE}|${vague_quantity_COUNT_NOUNS})\\b`,
+    // sufficiently large, reasonably fast
+    "\\b(?:sufficiently|reasonably|acceptably|adequately) (?:large|small|fast|quick|long|short|high|low|frequent|often)\\b",
+].join("|"), "giu");
+/** A word every vague quantity holds, found cheaply before the long pattern is tried. */
+const KEY_WORD = /\b(?:reasonabl[ey]|acceptabl[ey]|sufficient(?:ly)?|appropriate|adequate(?:ly)?|suitabl[ey]|tolerable|negligible|timely|few|several|couple|handful|possible|practical|practicable|feasible|short|brief|latenc(?:y|ies)|throughput|time-?outs?|delays?|downtime|response times?|error rates?|startup times?|wait(?:ing)? times?|availab(?:le|ility))\b/gi;
+/** The vague words bound a quantity themselves: "within a reasonable time", "up to a few retries". */
+const LIMIT_LEAD = /^(?:within|under|up to|at most|at least|no more than)\b/i;
+/** Words that aim at speed rather than state it: "as soon as possible", "in a timely manner". */
+const ASPIRATION = /\bas possible$|\bas (?:practical|practicable|feasible)$|\btimely\b/i;
+/** A wish or a guess, not a requirement: "we would like it as soon as possible". */
+const HEDGE = /\b(?:would|could|might|want|wants|wanted|like|hope|try|tries|attempts? to|ideally|we|I)\b/;
+/** "the appropriate size", "its sufficient number": a value the context fixes, not a vague one. */
+const DEFINITE = /\b(?:the|its|their|this|that|each|every|any)\s+(?:(?:very|reasonably|fairly|relatively) )?$/i;
+/** A requirement in RFC 2119 capitals that says "quickly" instead of how quickly. */
+const MODAL_QUICKLY = /\b(?:MUST|SHALL|SHOULD|REQUIRED)(?: NOT)? (?:[\p{L}-]+ ){0,3}?(quickly|promptly|rapidly|fast|soon)\b/gu;
+/** A requirement: a modal verb, an obligation, or a limit word. */
+const vague_quantity_REQUIREMENT = /(?<![\p{L}\p{N}])(?:must|shall|should|will|needs? to|(?:is|are) required to|required|requires?|requiring|has to|have to|within|at (?:most|least)|up to|no (?:more|less|fewer) than|limit(?:s|ed)?|timeouts?|retries|latency|throughput|deadline|SLOs?|SLAs?)(?![\p{L}\p{N}])/iu;
+/** A requirement even where the doc argues: an obligation or a limit, not "will" or "should". */
+const STRONG = /(?<![\p{L}\p{N}])(?:must|shall|(?:is|are) required to|MUST|SHALL|SHOULD|REQUIRED|requires?)(?![\p{L}\p{N}])/u;
+/** Vague words only a requirement uses: "a reasonable number of", "in a timely manner". */
+const UNMISTAKABLE = /\b(?:reasonable|acceptable|sufficient|appropriate|adequate|suitable|timely)\b/i;
+/** The number given right after the vague words: "a reasonable time (at most 30 s)", "a short timeout, 5 seconds". */
+const NUMBER_AFTER = /^\s*(?:(?!(?:in|of|for|at|on|per|by|than)\s)[\p{L}-]+\s+){0,2}?(?:\(|,|—|–|-|:)?\s*(?:e\.g\.,?|i\.e\.,?|say|of|at most|up to|under|about|roughly|~)?\s*(?:an? (?:second|minute|hour|day|week|month)\b|\d[\d,.]*\s?(?:%|ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|[KMGT]i?B?|bytes?|req\/s|rps|qps|retries|times|attempts|requests|x|percent)(?![\p{L}\p{N}]))/iu;
+const vague_quantity_options = strictObject({
+    sections: array(schemas_string().min(1))
+        .default([])
+        .describe('Only look in these sections (heading patterns); empty or "*": the whole body'),
+    exclude_sections: array(schemas_string().min(1))
+        .default([
+        "History|Revision history|Implementation history|Changelog|Acknowledgments|Acknowledgements|Credits|Thanks|References",
+    ])
+        .describe("Sections left out: history, acknowledgements, references"),
+    argue_sections: array(schemas_string().min(1))
+        .default(NOT_REQUIREMENT_SECTIONS)
+        .describe("Sections that argue rather than require (motivation, alternatives, prior art): there a sentence counts only with a strong requirement word (MUST, shall, is required to, within, at most)"),
+    max_per_doc: schemas_number().int().min(1).default(5).describe("Stop reporting after this many"),
+});
+/** Ranges [start, end) of the vague quantities in requirement sentences of a text (code spans masked). */
+function vagueQuantities(source, strong = false) {
+    const out = [];
+    const found = [];
+    // Every vague quantity holds one of these words: the long pattern runs only around them.
+    KEY_WORD.lastIndex = 0;
+    let covered = 0;
+    for (let k = KEY_WORD.exec(source); k; k = KEY_WORD.exec(source)) {
+        const from = Math.max(covered, k.index - 48);
+        const to = Math.min(source.length, k.index + k[0].length + 64);
+        if (from >= to)
+            continue;
+        const window = source.slice(from, to);
+        VAGUE_QUANTITY.lastIndex = 0;
+        for (let m = VAGUE_QUANTITY.exec(window); m; m = VAGUE_QUANTITY.exec(window)) {
+            const s = from + m.index;
+            if (!found.some(([a, b]) => s < b && s + m[0].length > a))
+                found.push([s, s + m[0].length]);
+        }
+        covered = k.index + k[0].length;
+    }
+    if (/\b(?:MUST|SHALL|SHOULD|REQUIRED)\b/.test(source)) {
+        MODAL_QUICKLY.lastIndex = 0;
+        for (let m = MODAL_QUICKLY.exec(source); m; m = MODAL_QUICKLY.exec(source)) {
+            const n = m[1].length;
+            const at = m.index + m[0].length - n;
+            if (!found.some(([a, b]) => at < b && at + n > a))
+                found.push([at, at + n]);
+        }
+    }
+    for (const [s, e] of found) {
+        const [from, to] = sentenceBounds(source, s, e);
+        const sentence = source.slice(from, to);
+        if (/\?\s*$/.test(sentence))
+            continue; // a question asks, it does not require
+        // The requirement is said by the other words: "low latency" alone requires nothing.
+        const rest = source.slice(from, s) + " " + source.slice(e, to);
+        // Where the doc argues, "will" and "should" count only with words no description uses.
+        const words = source.slice(s, e);
+        if (!/^an? /i.test(words) && DEFINITE.test(source.slice(Math.max(from, s - 24), s)))
+            continue;
+        if (!isRequirement(words, rest, sentence, strong))
+            continue;
+        if (NUMBER_AFTER.test(source.slice(e, e + 40)))
+            continue;
+        // A quotation inside the sentence: someone else's words.
+        const before = source.slice(from, s);
+        if ((before.match(/["“”]/g)?.length ?? 0) % 2 === 1)
+            continue;
+        // The vague words themselves sit in the motivation of a comparison ("unlike X, which is slow").
+        out.push([s, e]);
+    }
+    return out;
+}
+/**
+ * Is the sentence around vague words a requirement? Where the doc argues (`strong`),
+ * only an obligation or a limit makes it one; elsewhere a modal verb or a limit word does,
+ * and words only a requirement uses ("a reasonable number of", "within a reasonable time")
+ * make it one by themselves.
+ */
+function isRequirement(words, rest, sentence, strong) {
+    if (LIMIT_LEAD.test(words))
+        return true;
+    if (STRONG.test(rest))
+        return !strong || !HEDGE.test(sentence);
+    if (ASPIRATION.test(words))
+        return !strong && !HEDGE.test(sentence);
+    // "a reasonable number of", "an appropriate amount of time": only a requirement speaks so.
+    if (UNMISTAKABLE.test(words))
+        return !strong;
+    return !strong && vague_quantity_REQUIREMENT.test(rest);
+}
+function sentenceBounds(source, s, e) {
+    let from = s;
+    while (from > 0) {
+        const c = source[from - 1];
+        if ((c === "." || c === "!" || c === "?" || c === ";") &&
+            /^[)\]"'”’*_]*\s/.test(source.slice(from, from + 4)))
+            break;
+        if (c === "\n" &&
+            (source[from - 2] === "\n" || /^\s*(?:[-*+]|\d+[.)])\s/.test(source.slice(from, from + 6))))
+            break;
+        from--;
+    }
+    let to = e;
+    while (to < source.length) {
+        const c = source[to];
+        to++;
+        if ((c === "." || c === "!" || c === "?" || c === ";") && /^(?:\s|$)/.test(source.slice(to, to + 1)))
+            break;
+    }
+    return [from, to];
+}
+const vagueQuantity = defineCheck({
+    kind: "vague-quantity",
+    description: "A requirement gives its quantity as a number with a unit, not as 'reasonable', 'timely', 'as fast as possible' or 'a few'",
+    options: vague_quantity_options,
+    defaultMessage: "'{match}' {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const scope = searchScope(doc, params.sections, params.exclude_sections);
+        const argue = sectionScope(doc, params.argue_sections);
+        const findings = [];
+        for (const b of doc.blocks) {
+            if (!scope[b.section] || !isProse(b) || b.kind === "heading")
+                continue;
+            const source = maskedSource(doc, b);
+            if (/^\s*>/.test(source))
+                continue; // a quote of someone else
+            for (const [s, e] of vagueQuantities(source, argue.has(b.section))) {
+                const match = doc.text.slice(b.charStart + s, b.charStart + e);
+                findings.push(ctx.finding({
+                    charStart: b.charStart + s,
+                    charEnd: b.charStart + e,
+                    detail: "is not a number: give the quantity as a number with its unit (how many ms, seconds, retries, requests per second, MB), or a bound it must stay within",
+                    vars: { match },
+                }));
+                if (findings.length >= params.max_per_doc)
+                    return findings;
+            }
+        }
+        return findings;
+    },
+});
+
+;// CONCATENATED MODULE: ./core/lint/checks/measurable.ts
+/**
+ * measurable: a statement that speaks of a quantity (a latency, a limit, "within",
+ * "at most") gives a number. "Responses MUST return within 200 ms" passes; "Responses
+ * MUST return quickly" and "within a short time" do not. Statements with no quantity
+ * word at all ("The service MUST be stateless") are not this check's business.
+ */
+
+
+
+
+const QUANTITY_WORDS = [
+    "within",
+    "under",
+    "below",
+    "above",
+    "over",
+    "less than",
+    "more than",
+    "fewer than",
+    "at most",
+    "at least",
+    "up to",
+    "no more than",
+    "no less than",
+    "latency",
+    "throughput",
+    "timeout",
+    "availability",
+    "uptime",
+    "percentile",
+    "per second",
+    "per minute",
+    "per hour",
+    "per day",
+    "per request",
+    "rate",
+    "budget",
+    "limit",
+    "capacity",
+    "size",
+    "duration",
+    "retention",
+    "fast",
+    "quickly",
+    "slow",
+    "low",
+    "high",
+];
+const measurable_options = strictObject({
+    sections: array(schemas_string().min(1))
+        .min(1)
+        .describe("Heading patterns of the sections where constraints live (NFRs, SLOs, limits)"),
+    quantity_words: array(schemas_string().min(1))
+        .default(QUANTITY_WORDS)
+        .describe("Words that make a statement about a quantity"),
+    number: schemas_string()
+        .default("(?<![\\p{L}\\p{N}_.-])\\d[\\d,.]*(?:%|(?:st|nd|rd|th|ms|s|m|h|d|k|K|M|G|[KMGT]i?B|x)?(?![\\p{L}\\p{N}]))|\\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|half|double)\\b")
+        .describe("Regular expression of what counts as a number (digits inside names such as p99, REQ-001 or 2xx do not)"),
+});
+const measurable = defineCheck({
+    kind: "measurable",
+    description: "A constraint that speaks of a quantity (latency, limit, 'within', 'at most') gives a number",
+    options: measurable_options,
+    defaultMessage: "Constraint {detail}",
+    check(ctx) {
+        const { doc, params } = ctx;
+        const words = new RegExp(`(?<![\\p{L}\\p{N}])(?:${params.quantity_words.map(escapeRegExp).join("|")})(?![\\p{L}\\p{N}])`, "iu");
+        let number;
+        try {
+            number = new RegExp(params.number, "iu");
+        }
+        catch {
+            number = /\d/;
+        }
+        const findings = [];
+        // A vague quantity ("within a reasonable time") is reported at its words by the
+        // profile's vague-quantity check: one defect, one finding.
+        const vague = ctx.profile.checks.some((c) => c.kind === "vague-quantity");
+        for (const st of statementsIn(doc, sectionScope(doc, params.sections))) {
+            const source = maskInline(st.source);
+            const w = words.exec(source);
+            if (!w || number.test(source))
+                continue;
+            if (vague && vagueQuantities(source).length > 0)
+                continue;
+            const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);
+            findings.push(ctx.finding({
+                charStart: s,
+                charEnd: e,
+                detail: `speaks of a quantity ('${w[0]}') but gives no number: say how much, how fast or how many`,
+            }));
+        }
+        return findings;
+    },
+});
 
 ;// CONCATENATED MODULE: ./core/lint/checks/required-pattern.ts
 /**
@@ -67991,11 +68953,133 @@ const requiredPattern = defineCheck({
     },
 });
 
+;// CONCATENATED MODULE: ./core/lint/doc-shape.ts
+
+/** A sentence sending the reader elsewhere for the content. */
+const POINTER = /\b(?:moved|renamed|relocated|superseded|replaced|obsoleted|merged|folded|withdrawn|has become|became|now lives|lives (?:at|in)|can be found|is (?:now )?(?:kept|maintained|tracked|recorded|described|documented|written) (?:at|in|on)|continued (?:at|in))\b/i;
+/** "See [the proposal](...)." alone in its paragraph. */
+const SEE = /^\W*(?:please\s+)?(?:see|refer to|read)\b[^\n]*\]\([^)]*\)[\s.!)*_]*$/i;
+/** A status a record keeps when its content is here: accepted, approved, implemented... */
+const LIVE_STATUS = /^\W*(?:accepted|approved|implemented|final|active|adopted|decided|done|in effect)\b/i;
+/** The content is kept where this repository cannot show it. */
+const PRIVATE = /\b(?:private|internal|confidential|access-restricted|not public(?:ly available)?)\b/i;
+/** Titles of docs about how a team works, not about something to build. */
+const PROCESS = /\b(?:principles|guidelines|process|policy|policies|charter|roadmap|governance|code of conduct|working group|team|teams|meeting notes|retrospective|handbook|onboarding)\b/i;
+const LOCAL_MD = /^(?![a-z][a-z0-9+.-]*:|\/\/)[^#?]*\.(?:md|markdown)(?:[#?].*)?$/i;
+function doc_shape_basename(path) {
+    return path.slice(path.lastIndexOf("/") + 1);
+}
+function titleOf(doc) {
+    const t = doc.frontmatter.data["title"];
+    if (typeof t === "string" && t.trim() !== "")
+        return t;
+    return doc.sections.find((s) => s.level === 1)?.title ?? "";
+}
+/** The doc's status as written: frontmatter, a "Status: X" line, or the first words of a "Status" section. */
+function statusOf(doc) {
+    const fm = doc.frontmatter.data["status"];
+    if (typeof fm === "string")
+        return fm;
+    for (const b of doc.blocks) {
+        if (b.kind !== "paragraph")
+            continue;
+        const line = /^\W*status\W*[:=]\W*(.*)$/im.exec(b.text);
+        if (line)
+            return line[1];
+        const section = doc.sections[b.section];
+        if (section.level > 0 && /^\W*status\W*$/i.test(section.title))
+            return b.text;
+    }
+    return "";
+}
+/** Words of prose, lists and tables (headings, code and comments left out). */
+function doc_shape_bodyWords(doc) {
+    let n = 0;
+    for (const b of doc.blocks) {
+        if (b.kind === "paragraph" || b.kind === "table")
+            n += readerWords(withoutPlaceholders(b.text));
+        else if (b.kind === "html")
+            n += readerWords(b.text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ").replace(/<[^>]*>/g, " "));
+    }
+    return n;
+}
+/** Sections answering to a known role of a proposal (its motivation, alternatives, design...). */
+function knownSections(doc) {
+    const known = parseHeadingPattern("@not-design|@design");
+    return doc.sections.filter((s) => s.level >= 2 && matchesHeadingPattern(s, known)).length;
+}
+const cache = new WeakMap();
+/** The doc's shape when it is not a spec (undefined for a spec). `file` is its bundle path, `files` the bundle's. */
+function docShape(doc, file, files) {
+    let perDoc = cache.get(doc);
+    if (!perDoc)
+        cache.set(doc, (perDoc = new Map()));
+    let shape = perDoc.get(file);
+    if (shape === undefined) {
+        shape = computeShape(doc, file, files) ?? null;
+        perDoc.set(file, shape);
+    }
+    return shape ?? undefined;
+}
+function computeShape(doc, file, files) {
+    const words = doc_shape_bodyWords(doc);
+    const subsections = doc.sections.filter((s) => s.level >= 2).length;
+    const name = doc_shape_basename(file).toLowerCase();
+    const landing = /^(?:readme|index|_index)\.(?:md|markdown)$/.test(name);
+    const folder = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+    const siblings = [...files].filter((f) => f !== file &&
+        f.startsWith(folder) &&
+        !f.slice(folder.length).includes("/") &&
+        /\.(?:md|markdown)$/i.test(f)).length;
+    // An accepted record is held to its content, whatever it links to.
+    if (LIVE_STATUS.test(statusOf(doc)))
+        return undefined;
+    // A stub: a few sentences that send the reader to the content (a link, a superseding record, a private doc).
+    if (words <= 60) {
+        for (const b of doc.blocks) {
+            // A status line ("- Status: superseded by [ADR-5](...)") does not make a record a stub.
+            if (b.kind !== "paragraph" || b.listDepth > 0 || /^\W*status\b/i.test(b.text))
+                continue;
+            const linked = /\]\(|\]\[|<https?:|https?:\/\//.test(b.text);
+            const pointer = POINTER.test(b.text) || SEE.test(b.text);
+            if ((pointer && linked) ||
+                (PRIVATE.test(b.text) && /\b(?:doc|document|record|design|proposal|spec)/i.test(b.text)))
+                return { kind: "pointer", why: "it points to where its content lives" };
+        }
+    }
+    // A landing page of a folder of docs, or a list of links to docs.
+    const items = doc.blocks.filter((b) => b.kind === "list_item");
+    const linkItems = new Set();
+    for (const l of doc.links)
+        if (l.kind === "link" && LOCAL_MD.test(l.href)) {
+            let item;
+            for (const b of items)
+                if (b.charStart <= l.charStart && l.charEnd <= b.charEnd)
+                    item = b.charStart;
+            if (item !== undefined)
+                linkItems.add(item);
+        }
+    if (landing && siblings >= 2)
+        return { kind: "index", why: "it is the landing page of a folder of docs" };
+    if (linkItems.size >= 3 && linkItems.size >= 0.6 * items.length)
+        return { kind: "index", why: "it is an index of other docs" };
+    if (landing && subsections === 0 && words > 0 && words < 200)
+        return { kind: "note", why: "it is a short note about its folder" };
+    // A process doc is not a proposal ("Proposal: a new release process") and follows no proposal template.
+    const title = titleOf(doc);
+    if (PROCESS.test(title) &&
+        !/^\W*(?:proposal|rfc|kep|design|draft)\b/i.test(title) &&
+        knownSections(doc) <= 2)
+        return { kind: "process", why: "it is about how a team works, not a build" };
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./core/lint/checks/required-section.ts
 /**
  * required-section: a section with a given role exists (by any of its names, at any
  * depth) and says something: a sentence, a list, a table or a code block.
  */
+
 
 
 
@@ -68008,7 +69092,83 @@ const required_section_options = strictObject({
         .min(0)
         .default(2)
         .describe("Words of prose that count as content (a sentence); a list, table or code block always counts. 0 only needs the heading"),
+    inline: array(schemas_string().min(1))
+        .optional()
+        .describe('Labels that record the section inline: a paragraph or list item opening with "Label:" or "**Label:**" (MADR\'s "Chosen option:", "**Decision:**") with words after it counts as the section'),
+    freeform: schemas_boolean()
+        .optional()
+        .describe("A doc that does not follow the template (fewer than two of the sections the profile's other required-section checks ask for) and writes at least 300 words or code under headings of its own has its design under its own names: reported at INFO, not at the check's level"),
 });
+/** A paragraph or list item opening with one of the labels and a colon, with words after it. */
+function inlineLabelled(doc, labels) {
+    if (!labels || labels.length === 0)
+        return false;
+    const alt = labels.map((l) => escapeRegExp(l).replace(/\\? /g, "\\s+")).join("|");
+    const re = new RegExp(`^(?:\\s*(?:[-*+]|\\d+[.)])\\s+)?\\s*(?:[*_]{1,2})?(?:${alt})(?:[*_]{1,2})?\\s*:(?:[*_]{1,2})?\\s*(\\S[\\s\\S]*)$`, "i");
+    for (const b of doc.blocks) {
+        if (b.kind !== "paragraph")
+            continue;
+        const m = re.exec(b.text);
+        if (m && readerWords(withoutPlaceholders(m[1])) >= 1)
+            return true;
+    }
+    return false;
+}
+/**
+ * Does the doc write its design under headings of its own? It follows no template (at
+ * most one of its sections answers to a known role: the profile's other roles, or the
+ * motivation, alternatives and apparatus around a design), and its other sections hold
+ * at least 300 words, or code. A proposal whose design was deleted keeps its template's
+ * other sections (an introduction, a motivation, alternatives) and stays reported.
+ */
+function freeformDesign(ctx) {
+    const { doc, profile, entry } = ctx;
+    const roles = profile.checks
+        .filter((c) => c !== entry && c.kind === "required-section")
+        .map((c) => c.params?.section)
+        .filter((p) => typeof p === "string");
+    const known = [...roles, "@not-design"].map(parseHeadingPattern);
+    let knownSections = 0;
+    let words = 0;
+    let code = false;
+    for (const s of doc.sections) {
+        if (s.level < 2)
+            continue;
+        if (known.some((p) => matchesHeadingPattern(s, p))) {
+            if (++knownSections > 1)
+                return false;
+            continue;
+        }
+        // Inside a known role (a subsection of the alternatives) it is that role's.
+        let inKnown = false;
+        for (let q = s.parent; q > 0 && !inKnown; q = doc.sections[q].parent)
+            inKnown = known.some((p) => matchesHeadingPattern(doc.sections[q], p));
+        if (inKnown)
+            continue;
+        for (const b of blocksIn(doc, s, true)) {
+            if (b.kind === "code" && b.text.trim() !== "")
+                code = true;
+            if (b.kind === "paragraph" || b.kind === "table")
+                words += readerWords(withoutPlaceholders(b.text));
+        }
+    }
+    return code || words >= 300;
+}
+/** A MUST about a doc that is no spec (a stub, an index, a process doc) or that names its design its own way: INFO, saying why. */
+function lowered(ctx, f, missing) {
+    if (f.level === "INFO")
+        return f;
+    const shape = f.level === "MUST" ? docShape(ctx.doc, ctx.file, ctx.files) : undefined;
+    if (shape)
+        return { ...f, level: "INFO", message: `${f.message} (not required here: ${shape.why})` };
+    if (missing && ctx.params.freeform && freeformDesign(ctx))
+        return {
+            ...f,
+            level: "INFO",
+            message: `${f.message} (the doc's own sections are taken for it: name one of them '${patternLabel(ctx.params.section)}' to make it plain)`,
+        };
+    return f;
+}
 const requiredSection = defineCheck({
     kind: "required-section",
     description: "A section with this role exists, at any depth, and holds content: a sentence, a list, a table or code",
@@ -68018,33 +69178,37 @@ const requiredSection = defineCheck({
         const { doc, params } = ctx;
         const found = sectionsMatching(doc, params.section);
         if (found.length === 0) {
+            if (inlineLabelled(doc, params.inline))
+                return [];
             const [s, e] = docAnchorRange(doc);
             return [
-                ctx.finding({
+                lowered(ctx, ctx.finding({
                     charStart: s,
                     charEnd: e,
                     detail: "is missing",
                     vars: { section: patternLabel(params.section) },
-                }),
+                }), true),
             ];
         }
         if (params.min_words === 0)
             return [];
         if (found.some((section) => sectionHasContent(doc, section, params.min_words)))
             return [];
+        if (inlineLabelled(doc, params.inline))
+            return [];
         let best = 0;
         for (const section of found)
             best = Math.max(best, sectionContent(doc, section, params.min_words).rawWords);
         const [s, e] = headingRange(doc, found[0]);
         return [
-            ctx.finding({
+            lowered(ctx, ctx.finding({
                 charStart: s,
                 charEnd: e,
                 detail: best === 0
                     ? "is empty: write a sentence or a list"
                     : `has ${best} word${best === 1 ? "" : "s"} and no content yet: write a sentence or a list`,
                 vars: { section: found[0].title },
-            }),
+            }), false),
         ];
     },
 });
@@ -68311,6 +69475,7 @@ const traceId = defineCheck({
 
 
 
+
 const CHECK_KINDS = [
     requiredSection,
     sectionOrder,
@@ -68321,6 +69486,7 @@ const CHECK_KINDS = [
     traceId,
     rfc2119,
     measurable,
+    vagueQuantity,
     contradiction,
     linksResolve,
     assumptions,
@@ -68467,6 +69633,55 @@ function paramsOf(entry) {
     }
     return cached;
 }
+/** Check kinds that report one defect in their own words: an empty section is both a required section without content and an empty one. */
+const DEFECT_FAMILY = { "required-section": "section", "empty-section": "section" };
+const LEVEL_RANK = { MUST: 2, SHOULD: 1, INFO: 0 };
+/**
+ * Kinds that report something absent, anchored where it would go (the title, the doc's
+ * top): two of their findings on one span are two things missing, never one defect twice.
+ */
+const ABSENCE_KINDS = new Set(["required-frontmatter", "required-pattern"]);
+/**
+ * Report one defect once: findings on the same span by the same check, or by checks of
+ * one family (two forbidden-pattern entries matching one "TBD", required-section and
+ * empty-section on one empty heading) are one finding. The highest level wins, then the
+ * check listed first in the profile, whose slug the finding's id is made of. Sections
+ * missing altogether are all reported at the doc's first line: those stay apart unless
+ * they say the same.
+ */
+function dedupeFindings(findings, order, profile, docBytes) {
+    if (findings.length < 2)
+        return;
+    const winners = new Map();
+    const drop = new Set();
+    for (const f of findings) {
+        const position = order.get(f) ?? -1;
+        const kind = position >= 0 ? (profile.checks[position]?.kind ?? f.check) : f.check;
+        const family = DEFECT_FAMILY[kind] ?? kind;
+        const docLevel = (f.anchor.start === docBytes[0] && f.anchor.end === docBytes[1]) || ABSENCE_KINDS.has(kind);
+        const key = `${f.anchor.file}\u0000${f.anchor.start}\u0000${f.anchor.end}\u0000${family}${docLevel ? `\u0000${f.check}\u0000${f.message}` : ""}`;
+        const other = winners.get(key);
+        if (!other) {
+            winners.set(key, f);
+            continue;
+        }
+        const better = LEVEL_RANK[f.level] > LEVEL_RANK[other.level] ||
+            (LEVEL_RANK[f.level] === LEVEL_RANK[other.level] && position < (order.get(other) ?? -1));
+        if (better) {
+            drop.add(other);
+            winners.set(key, f);
+        }
+        else
+            drop.add(f);
+    }
+    if (drop.size === 0)
+        return;
+    let w = 0;
+    for (const f of findings)
+        if (!drop.has(f))
+            findings[w++] = f;
+    findings.length = w;
+}
 /** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
 function assignIds(findings) {
     const ids = new IdCounter();
@@ -68495,7 +69710,7 @@ function lintDoc(doc, input, flags = {}) {
     const profiles = input.profiles ?? [];
     const fm = doc.frontmatter;
     // The type the doc names: from valid frontmatter, or from a plain `type:` line in a broken one.
-    const named = fm.error ? classifyMarkdown(doc.text).type : frontmatterType(fm);
+    const named = (fm.error ? classifyMarkdown(doc.text).type : frontmatterType(fm)) ?? input.type;
     let profile = input.profile;
     let unknownType;
     if (!profile && named !== undefined) {
@@ -68601,11 +69816,11 @@ function lintDoc(doc, input, flags = {}) {
                 return {
                     id: "",
                     check: entry.slug,
-                    level,
+                    level: fi.level ?? level,
                     category: entry.category,
                     message: fill(template, { ...fi.vars, detail: fi.detail ?? "" }),
                     anchor: anchorAt(doc, file, fi.charStart, fi.charEnd),
-                    relaxed,
+                    relaxed: fi.level === undefined && relaxed,
                 };
             },
         };
@@ -68619,6 +69834,7 @@ function lintDoc(doc, input, flags = {}) {
             engineFinding("check-failed", `'${entry.slug}': ${err instanceof Error ? err.message : String(err)}`);
         }
     });
+    dedupeFindings(findings, order, profile, [doc.index.byteOf(docRange[0]), doc.index.byteOf(docRange[1])]);
     // Nothing a file holds may keep a run from being stored: anchors are already safe.
     for (const f of findings) {
         f.message = safeText(f.message);
@@ -68876,13 +70092,13 @@ var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
  * (`specs`, `specs/`) covers what is under it.
  */
 
-const cache = new Map();
+const glob_cache = new Map();
 /** A matcher for one glob pattern (whole path, posix separators). */
 function globMatcher(pattern) {
-    let m = cache.get(pattern);
+    let m = glob_cache.get(pattern);
     if (!m) {
         m = picomatch_default()(pattern, { dot: true });
-        cache.set(pattern, m);
+        glob_cache.set(pattern, m);
     }
     return m;
 }
@@ -69126,6 +70342,78 @@ function adoptionNote(r) {
         ...(a.size !== undefined ? [`size: ${a.size}`] : []),
     ];
     return `Adoption: the doc names ${guessed.join(" and ")}. ${lowered} Add \`${keys.join("` and `")}\` to its frontmatter for the full checks.`;
+}
+
+;// CONCATENATED MODULE: ./core/bundle/types-map.ts
+/**
+ * The `types` of a repository's `.spec-review/config.yaml`: the type of markdown files
+ * that name none in their frontmatter, by path or glob (picomatch) from the repository's
+ * root (or the served folder's):
+ *
+ * ```yaml
+ * types:
+ *   "proposals/*.md": swift-proposal
+ *   docs/adr/0007-outbox.md: adr
+ * ```
+ *
+ * An exact path wins over a glob, a longer glob over a shorter one. A file the map names
+ * is a spec doc even without frontmatter; a type its frontmatter names wins over the map.
+ * One reading for `lint`, `serve`, the Action and the App. Pure: the callers read the file.
+ */
+
+
+const REPO_CONFIG_PATH = ".spec-review/config.yaml";
+/** The `types` of a config file; a file that does not parse, or odd entries, count as none. */
+function configTypes(text) {
+    if (!text)
+        return {};
+    try {
+        const doc = (0,dist/* parseDocument */.Tp)(text);
+        if (doc.errors.length > 0)
+            return {};
+        const types = doc.toJS({ maxAliasCount: 100 })?.types;
+        if (!types || typeof types !== "object" || Array.isArray(types))
+            return {};
+        return Object.fromEntries(Object.entries(types).filter((e) => typeof e[1] === "string" && e[1] !== ""));
+    }
+    catch {
+        return {};
+    }
+}
+const clean = (p) => p
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/^(\.\/)+/, "");
+/** A lookup over `types`: exact paths first, then globs, the longest first. */
+function typesMap(types) {
+    const exact = new Map();
+    const globs = [];
+    for (const [raw, type] of Object.entries(types)) {
+        const pattern = clean(raw);
+        if (pattern === "")
+            continue;
+        if (picomatch_default().scan(pattern).isGlob)
+            globs.push({ pattern, type, test: picomatch_default()(pattern, { dot: true }) });
+        else if (!exact.has(pattern))
+            exact.set(pattern, type);
+    }
+    globs.sort((a, b) => b.pattern.length - a.pattern.length || (a.pattern < b.pattern ? -1 : 1));
+    if (exact.size === 0 && globs.length === 0)
+        return () => undefined;
+    return (path) => {
+        const p = clean(path);
+        return exact.get(p) ?? globs.find((g) => g.test(p))?.type;
+    };
+}
+/**
+ * What a markdown file is, its frontmatter first, then the map: a file whose frontmatter
+ * names no type (and is not broken) takes the type the map gives its path.
+ */
+function classifyWithTypes(classified, typeOf, path) {
+    if (classified.type !== undefined || classified.error)
+        return classified;
+    const type = typeOf(path);
+    return type === undefined ? classified : { type };
 }
 
 ;// CONCATENATED MODULE: ./core/trace/link-findings.ts
@@ -69479,7 +70767,7 @@ function parseSidecar(text) {
     };
 }
 /** Drop undefined fields so the YAML carries only what an entry has (and signs what it shows). */
-function clean(entry) {
+function sidecar_clean(entry) {
     return Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined));
 }
 const HEADER = [
@@ -69490,7 +70778,7 @@ const HEADER = [
 ].join("\n");
 function renderSidecar(sidecar) {
     return (HEADER +
-        stringify({ waivers: sidecar.waivers.map(clean), acknowledgements: sidecar.acknowledgements.map(clean) }, { lineWidth: 0 }));
+        stringify({ waivers: sidecar.waivers.map(sidecar_clean), acknowledgements: sidecar.acknowledgements.map(sidecar_clean) }, { lineWidth: 0 }));
 }
 
 ;// CONCATENATED MODULE: external "url"
@@ -70425,16 +71713,57 @@ function walk_walkFiles(root) {
 
 
 
-const toPosix = (p) => (sep === "/" ? p : p.split(sep).join("/"));
+
+
+const toPosix = (p) => (external_node_path_namespaceObject.sep === "/" ? p : p.split(external_node_path_namespaceObject.sep).join("/"));
 /**
  * The bundles under `root`. `exclude` lists folders (relative to `root`) left out, such
  * as a profiles folder inside the tree, whose templates name a type but are not specs.
  * `.spec-review/` (the repository's own profiles among it) is never walked.
  */
-function scanFolder(root, exclude = [], walked, listed) {
-    const files = (listed ?? walk_walkFiles(root)).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+function scanFolder(root, exclude = [], walked, listed, 
+/** Types the repository's config gives files by path relative to `root` (`repoTypes`). */
+typeOf) {
+    const files = (listed ?? walk_walkFiles(root)).filter((f) => !exclude.some((folder) => discover_isUnder(f, folder)));
     walked?.(files);
-    return discoverBundles(files, (f) => (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(root, f), "utf8"), (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.resolve)(root)));
+    return discoverClassified(files, (f) => {
+        const c = classifyMarkdown((0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(root, f), "utf8"));
+        return typeOf ? classifyWithTypes(c, typeOf, f) : c;
+    }, (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.resolve)(root)));
+}
+/**
+ * The `types` of the repository's `.spec-review/config.yaml` (core/bundle/types-map.ts):
+ * the nearest one at `start` or above it, not past the repository's root (a folder holding
+ * `.git`). The lookup takes absolute paths; undefined when there is no config or no types.
+ */
+function repoTypes(start) {
+    let dir = (0,external_node_path_namespaceObject.resolve)(start);
+    for (;;) {
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(dir, ".spec-review", "config.yaml"), "utf8");
+        }
+        catch {
+            text = undefined;
+        }
+        if (text !== undefined) {
+            const types = configTypes(text);
+            if (Object.keys(types).length === 0)
+                return undefined;
+            const typeOf = typesMap(types);
+            const root = dir;
+            return (abs) => {
+                const rel = toPosix((0,external_node_path_namespaceObject.relative)(root, abs));
+                return rel === "" || rel.startsWith("../") || rel === ".." ? undefined : typeOf(rel);
+            };
+        }
+        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, ".git")))
+            return undefined;
+        const up = (0,external_node_path_namespaceObject.dirname)(dir);
+        if (up === dir)
+            return undefined;
+        dir = up;
+    }
 }
 /**
  * Lint one doc of a bundle folder and give it a lint verdict. With `repo` (the repository
@@ -70443,6 +71772,10 @@ function scanFolder(root, exclude = [], walked, listed) {
 function lintDocOnDisk(bundleDir, mainPath, bundleFiles, profiles, runId, repo, opts = {}) {
     const { text, invalid } = decodeText((0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)(bundleDir, mainPath)));
     const doc = document_parseMarkdown(text);
+    const names = doc.frontmatter.error ? classifyMarkdown(text).type : frontmatterType(doc.frontmatter);
+    const fallback = names === undefined && opts.type === undefined && opts.fallbackProfile !== undefined
+        ? profiles.find((p) => p.key === opts.fallbackProfile)
+        : undefined;
     const files = new Map(bundleFiles.map((f) => [f, ""]));
     files.set(mainPath, text);
     // Sibling files a profile reads (a metadata file beside the doc) come from the bundle folder.
@@ -70451,7 +71784,15 @@ function lintDocOnDisk(bundleDir, mainPath, bundleFiles, profiles, runId, repo, 
         bundlePath: repo.bundlePath,
         exists: (p) => (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(repo.root, p)),
     };
-    const result = lintDoc(doc, { files, mainPath, profiles, readFile, ...(repoView ? { repo: repoView } : {}) }, { invalidEncoding: invalid });
+    const result = lintDoc(doc, {
+        files,
+        mainPath,
+        profiles,
+        readFile,
+        ...(repoView ? { repo: repoView } : {}),
+        ...(opts.type !== undefined ? { type: opts.type } : {}),
+        ...(fallback ? { profile: fallback } : {}),
+    }, { invalidEncoding: invalid });
     const profile = profiles.find((p) => p.key === result.profile_key);
     if (opts.brokenLinks?.length) {
         for (const { stage: _stage, ...f } of linkFindings(text, mainPath, profile, opts.brokenLinks))
@@ -70513,7 +71854,7 @@ function sidecarWaivers(bundleDir, mainPath, findings, trust) {
  * (at most that many docs): the CLI starts its worker threads then. `walks` holds folders
  * (absolute) already walked, with their `walkFiles` listing.
  */
-function collectTasks(paths, cwd, exclude = [], walked, walks) {
+function collectTasks(paths, cwd, exclude = [], walked, walks, options = {}) {
     const tasks = [];
     const problems = [];
     const skipped = [];
@@ -70525,7 +71866,9 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
             const inside = exclude
                 .map((e) => toPosix(relative(abs, e)))
                 .filter((rel) => rel !== "" && !rel.startsWith("..") && !rel.startsWith("/"));
-            const discovery = scanFolder(abs, inside, walked && ((files) => walked(files.filter(isMarkdownPath).length)), walks?.get(abs));
+            const listed = walks?.get(abs) ?? walkFiles(abs);
+            const typeOf = options.typeOf;
+            const discovery = scanFolder(abs, inside, walked && ((files) => walked(files.filter(isMarkdownPath).length)), listed);
             for (const b of discovery.bundles) {
                 const bundleDir = b.slug === "." ? abs : join(abs, b.slug);
                 const docAbs = join(bundleDir, b.doc.path);
@@ -70543,8 +71886,38 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
             }
             for (const pr of discovery.problems)
                 problems.push({ path: show(join(abs, pr.path)), message: pr.message });
-            for (const s of discovery.skipped)
-                skipped.push(show(join(abs, s)));
+            // Markdown that names no type, outside every bundle: a spec doc when the repository's
+            // config names its type, or with `--profile`; each linted on its own with its folder's
+            // files (a folder of many proposals is not one bundle), like a file given by path.
+            const folderFiles = new Map();
+            for (const s of discovery.skipped) {
+                const docAbs = join(abs, s);
+                const type = typeOf?.(docAbs);
+                if (type === undefined && options.fallbackProfile === undefined) {
+                    skipped.push(show(docAbs));
+                    continue;
+                }
+                if (seen.has(docAbs))
+                    continue;
+                seen.add(docAbs);
+                const folder = folderOf(s);
+                let files = folderFiles.get(folder);
+                if (!files) {
+                    files = listed
+                        .filter((f) => isUnder(f, folder) && !inside.some((e) => isUnder(f, e)))
+                        .map((f) => (folder === "." ? f : f.slice(folder.length + 1)));
+                    folderFiles.set(folder, files);
+                }
+                const bundleDir = folder === "." ? abs : join(abs, folder);
+                tasks.push({
+                    bundleDir,
+                    mainPath: baseName(s),
+                    files,
+                    displayPath: show(docAbs),
+                    bundle: show(bundleDir),
+                    ...(type !== undefined ? { type } : { fallbackProfile: options.fallbackProfile }),
+                });
+            }
         }
         else {
             if (seen.has(abs))
@@ -70552,12 +71925,15 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
             seen.add(abs);
             walked?.(1);
             const bundleDir = dirname(abs);
+            const type = options.typeOf?.(abs);
             tasks.push({
                 bundleDir,
                 mainPath: basename(abs),
                 files: walkFiles(bundleDir),
                 displayPath: show(abs),
                 bundle: show(bundleDir),
+                ...(type !== undefined ? { type } : {}),
+                ...(options.fallbackProfile !== undefined ? { fallbackProfile: options.fallbackProfile } : {}),
             });
         }
     }
@@ -70565,7 +71941,11 @@ function collectTasks(paths, cwd, exclude = [], walked, walks) {
 }
 /** Lint one task and shape its report. */
 function lintTask(task, profiles, runId) {
-    const { result, verdict, positions, bundleLinks } = lintDocOnDisk(task.bundleDir, task.mainPath, task.files, profiles, runId, undefined, task.brokenLinks ? { brokenLinks: task.brokenLinks } : {});
+    const { result, verdict, positions, bundleLinks } = lintDocOnDisk(task.bundleDir, task.mainPath, task.files, profiles, runId, undefined, {
+        ...(task.brokenLinks ? { brokenLinks: task.brokenLinks } : {}),
+        ...(task.type !== undefined ? { type: task.type } : {}),
+        ...(task.fallbackProfile !== undefined ? { fallbackProfile: task.fallbackProfile } : {}),
+    });
     const report = {
         path: task.displayPath,
         bundle: task.bundle,
@@ -70686,6 +72066,9 @@ const RadarCategorySchema = strictObject({
 const ProfileSchema = strictObject({
     $schema: schemas_string().optional().describe("Path or URL of profile.schema.json, for editors"),
     key: slug.describe("The profile key: the `type` a spec doc's frontmatter names; equals the folder name"),
+    extends: slug
+        .optional()
+        .describe("Key of the profile this one extends (a built-in): its fields, replaced by the ones given here; checks merged by slug"),
     title: schemas_string().min(1),
     description: schemas_string().default(""),
     template: schemas_string().default("template.md").describe("File of the template, next to profile.yaml"),
@@ -70842,15 +72225,47 @@ function load_parseProfile(yamlText, options = {}) {
                 withFile({ message: "a profile is a YAML mapping (key: value lines)", line: 1, column: 1, path: "" }),
             ],
         };
+    let inherited;
+    if ("extends" in data) {
+        const r = resolveExtends(data, options, [options.file ?? ""]);
+        if ("error" in r) {
+            const path = r.path ?? ["extends"];
+            const [start] = rangeOf(doc, path);
+            return {
+                ok: false,
+                errors: [withFile({ message: r.error, ...at(start), path: path.map(String).join(".") })],
+            };
+        }
+        inherited = r;
+        data = r.data;
+    }
     const parsed = ProfileSchema.safeParse(data);
     if (!parsed.success) {
         const errors = parsed.error.issues.map((issue) => {
             const key = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-            const [start] = rangeOf(doc, issue.path, key);
+            // In a profile that extends another, a check's index is the merged list's: point at
+            // the child's entry, or at `extends` for what came from the parent unchanged.
+            let docPath = issue.path;
+            let note = "";
+            if (inherited) {
+                const [head, index] = issue.path;
+                if (head === "checks" && typeof index === "number") {
+                    const origin = inherited.origins[index];
+                    if (origin?.child !== undefined)
+                        docPath = ["checks", origin.child, ...issue.path.slice(2)];
+                    else {
+                        docPath = ["extends"];
+                        note = ` (check '${origin?.slug ?? index}' of '${inherited.parentKey}')`;
+                    }
+                }
+                else if (head !== undefined && !(typeof head === "string" && head in inherited.own))
+                    docPath = ["extends"];
+            }
+            const [start] = rangeOf(doc, docPath, key);
             const pos = at(start);
             const path = issue.path.map(String).join(".");
             return withFile({
-                message: path ? `${path}: ${issueMessage(issue)}` : issueMessage(issue),
+                message: (path ? `${path}: ${issueMessage(issue)}` : issueMessage(issue)) + note,
                 ...pos,
                 path,
             });
@@ -70872,9 +72287,115 @@ function load_parseProfile(yamlText, options = {}) {
             ],
         };
     }
-    if (options.templateText !== undefined)
+    // A profile that extends another and has no template of its own (none, or an empty one) takes its parent's.
+    if (inherited?.template !== undefined && !options.templateText)
+        profile.templateText = inherited.template;
+    else if (options.templateText !== undefined)
         profile.templateText = options.templateText;
     return { ok: true, profile };
+}
+const isRaw = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/**
+ * `extends: <key>` (docs/profiles.md): the parent's fields, each replaced by the child's;
+ * `checks` merged by slug (fields replaced, `params` merged key by key, `disabled: true`
+ * removes the parent's check, new slugs appended). The parent may extend another in turn.
+ */
+function resolveExtends(child, options, chain) {
+    const parentKey = child["extends"];
+    if (typeof parentKey !== "string" || parentKey === "")
+        return { error: "extends: the key of the profile to extend, e.g. 'extends: prd'" };
+    const ownKey = typeof child["key"] === "string" ? child["key"] : (options.key ?? "");
+    const parent = options.parent?.(parentKey, {
+        key: ownKey,
+        ...(options.file ? { file: options.file } : {}),
+    });
+    if (!parent)
+        return { error: `extends: no profile '${parentKey}' to extend` };
+    if (chain.includes(parent.file) || chain.length > 16)
+        return {
+            error: `extends: '${parentKey}' leads back to this profile (${[...chain, parent.file].join(" -> ")})`,
+        };
+    let parentData;
+    try {
+        const pdoc = (0,dist/* parseDocument */.Tp)(parent.yaml, { uniqueKeys: true });
+        parentData = pdoc.errors.length > 0 ? undefined : pdoc.toJS({ maxAliasCount: 100 });
+    }
+    catch {
+        parentData = undefined;
+    }
+    if (!isRaw(parentData))
+        return { error: `extends: profile '${parentKey}' (${parent.file}) is not valid YAML` };
+    let template = parent.template;
+    if ("extends" in parentData) {
+        const up = resolveExtends(parentData, {
+            ...options,
+            key: typeof parentData["key"] === "string" ? parentData["key"] : parentKey,
+            file: parent.file,
+        }, [...chain, parent.file]);
+        if ("error" in up)
+            return { error: up.error };
+        parentData = up.data;
+        template ??= up.template;
+    }
+    const base = parentData;
+    const { extends: _ignored, ...own } = child;
+    const data = { ...base, ...own, extends: parentKey };
+    if (!("key" in own) && options.key !== undefined)
+        data["key"] = options.key;
+    // Where the child names its template file, that file is the template; else the parent's.
+    if (!("template" in own))
+        delete data["template"];
+    const origins = [];
+    if ("checks" in own) {
+        const parentChecks = Array.isArray(base["checks"]) ? base["checks"] : [];
+        const merged = parentChecks.slice();
+        parentChecks.forEach((c) => origins.push(isRaw(c) && typeof c["slug"] === "string" ? { slug: c["slug"] } : {}));
+        const childChecks = Array.isArray(own["checks"]) ? own["checks"] : undefined;
+        if (!childChecks)
+            return { data, parentKey, own, origins: [], ...(template !== undefined ? { template } : {}) };
+        const removed = new Set();
+        let missing;
+        childChecks.forEach((c, j) => {
+            if (!isRaw(c)) {
+                merged.push(c);
+                origins.push({ child: j });
+                return;
+            }
+            const { disabled, ...entry } = c;
+            const i = merged.findIndex((m, k) => !removed.has(k) && isRaw(m) && m["slug"] === entry["slug"]);
+            if (i >= 0 && i < parentChecks.length) {
+                if (disabled === true) {
+                    removed.add(i);
+                    return;
+                }
+                const p = merged[i];
+                const params = isRaw(p["params"]) && isRaw(entry["params"]) ? { ...p["params"], ...entry["params"] } : undefined;
+                merged[i] = { ...p, ...entry, ...(params ? { params } : {}) };
+                origins[i] = { slug: String(entry["slug"]), child: j };
+                return;
+            }
+            if (disabled === true) {
+                missing ??= {
+                    error: `checks.${j}: '${parentKey}' has no check '${String(entry["slug"])}' to disable`,
+                    path: ["checks", j, "slug"],
+                };
+                return;
+            }
+            merged.push(entry);
+            origins.push({ child: j });
+        });
+        if (missing)
+            return missing;
+        data["checks"] = merged.filter((_, k) => !removed.has(k));
+        const kept = origins.filter((_, k) => !removed.has(k));
+        origins.length = 0;
+        origins.push(...kept);
+    }
+    else {
+        const parentChecks = Array.isArray(base["checks"]) ? base["checks"] : [];
+        parentChecks.forEach((c) => origins.push(isRaw(c) && typeof c["slug"] === "string" ? { slug: c["slug"] } : {}));
+    }
+    return { data, parentKey, own, origins, ...(template !== undefined ? { template } : {}) };
 }
 /** Load one profile and its template (`parse`: parseProfile, or a caller's faster equivalent). */
 function loadProfile(source, key, parse = load_parseProfile) {
@@ -70885,7 +72406,7 @@ function loadProfile(source, key, parse = load_parseProfile) {
     const result = parse(text, { key, file });
     if (!result.ok)
         return result;
-    const template = source.read(key, result.profile.template);
+    const template = source.read(key, result.profile.template) ?? result.profile.templateText;
     if (template === undefined)
         return {
             ok: false,
@@ -71069,18 +72590,56 @@ function findRepositoryProfiles(start) {
         dir = up;
     }
 }
+/**
+ * What `extends: <key>` names, for a profile of these layers: the same key names the
+ * profile it replaces (the nearest layer below its own, a built-in for a repository's
+ * `prd`); another key names the profile the layers end with. `file` (absolute) tells them
+ * apart, so a cycle is found.
+ */
+function layersParentResolver(layers) {
+    const sources = layers.map((l) => folderProfileSource(l.dir));
+    const fileOf = (i, key) => (0,external_node_path_namespaceObject.join)(layers[i].dir, key, "profile.yaml");
+    const at = (i, key) => {
+        const yaml = sources[i].read(key, "profile.yaml");
+        if (yaml === undefined)
+            return undefined;
+        const named = /^template:[ \t]*["']?([^"'#\n]+?)["']?[ \t]*(?:#.*)?$/m.exec(yaml)?.[1];
+        const template = sources[i].read(key, named ?? "template.md");
+        return { yaml, file: fileOf(i, key), ...(template !== undefined ? { template } : {}) };
+    };
+    return (key, from) => {
+        // The same key: the profile this one replaces, in the layers below its own.
+        let below = layers.length;
+        if (key === from.key && from.file !== undefined)
+            layers.forEach((_, i) => {
+                if ((0,external_node_path_namespaceObject.resolve)(from.file) === (0,external_node_path_namespaceObject.resolve)(fileOf(i, key)))
+                    below = i;
+            });
+        for (let i = below - 1; i >= 0; i--) {
+            const p = at(i, key);
+            if (p)
+                return p;
+        }
+        return undefined;
+    };
+}
 /** Load profile layers; later layers add to and replace earlier ones by key. */
 function loadProfileLayers(layers) {
     const byKey = new Map();
     const errors = [];
-    for (const layer of layers) {
+    const parent = layersParentResolver(layers);
+    for (const [i, layer] of layers.entries()) {
         const source = folderProfileSource(layer.dir);
         for (const key of source.keys()) {
-            const r = loadProfile(source, key, parseProfileFast);
+            const file = (0,external_node_path_namespaceObject.join)(layers[i].dir, key, "profile.yaml");
+            const r = loadProfile(source, key, (text, options) => parseProfileFast(text, { ...options, parent, file }));
             if (r.ok)
                 byKey.set(key, { profile: r.profile, layer });
             else
-                errors.push(...r.errors.map((e) => ({ ...e, file: (0,external_node_path_namespaceObject.join)(layer.dir, e.file ?? key) })));
+                errors.push(...r.errors.map((e) => ({
+                    ...e,
+                    file: e.file === file ? file : (0,external_node_path_namespaceObject.join)(layer.dir, e.file ?? key),
+                })));
         }
     }
     const keys = [...byKey.keys()].sort();
@@ -71137,12 +72696,38 @@ function readProfileFiles(layers) {
 
 
 
+
 /**
  * The bundles of the checkout. `exclude` lists folders (relative to `root`) left out:
  * a profiles folder inside the checkout, whose templates name a type but are not specs.
  */
 function scanWorkspace(root, exclude = []) {
-    return scanFolder(root, exclude);
+    const listed = walk_walkFiles(root).filter((f) => !exclude.some((folder) => discover_isUnder(f, folder)));
+    const discovery = scanFolder(root, [], undefined, listed);
+    // Markdown naming no type that the repository's `.spec-review/config.yaml` types (by
+    // path or glob, from the repository's root): a spec doc, each its own bundle in its
+    // folder, as `spec-review lint` lints it (a folder of many proposals holds many).
+    const typeOf = repoTypes(root);
+    if (!typeOf)
+        return discovery;
+    const skipped = [];
+    const mapped = [];
+    for (const path of discovery.skipped) {
+        const type = typeOf((0,external_node_path_namespaceObject.resolve)(root, path));
+        if (type === undefined) {
+            skipped.push(path);
+            continue;
+        }
+        const slug = discover_folderOf(path);
+        mapped.push({
+            slug,
+            title: slug === "." ? (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.resolve)(root)) : discover_baseName(slug),
+            doc: { path: discover_baseName(path), type },
+            files: listed.filter((f) => discover_isUnder(f, slug)).map((f) => (slug === "." ? f : f.slice(slug.length + 1))),
+        });
+    }
+    const bundles = [...discovery.bundles, ...mapped].sort((a, b) => a.slug === b.slug ? (a.doc.path < b.doc.path ? -1 : 1) : a.slug < b.slug ? -1 : 1);
+    return { ...discovery, bundles, skipped };
 }
 /**
  * The bundles a change touches: a changed path (added, modified, removed or renamed
@@ -71152,23 +72737,30 @@ function scanWorkspace(root, exclude = []) {
 function touchedBundles(discovery, changed) {
     const bundles = new Set();
     const problems = new Set();
+    const docOf = (b) => (b.slug === "." ? b.doc.path : `${b.slug}/${b.doc.path}`);
+    const docs = new Set(discovery.bundles.map(docOf));
     for (const path of changed) {
         let best;
         let bestLength = -1;
         for (const b of discovery.bundles)
-            if (isUnder(path, b.slug) && (b.slug === "." ? 0 : b.slug.length) > bestLength) {
+            if (discover_isUnder(path, b.slug) && (b.slug === "." ? 0 : b.slug.length) > bestLength) {
                 best = b;
                 bestLength = b.slug === "." ? 0 : b.slug.length;
             }
         for (const p of discovery.problems)
-            if ((p.path === path || isUnder(path, p.path)) && p.path.length > bestLength) {
+            if ((p.path === path || discover_isUnder(path, p.path)) && p.path.length > bestLength) {
                 best = p;
                 bestLength = p.path.length;
             }
         if (!best)
             continue;
-        if ("slug" in best)
-            bundles.add(best);
+        if ("slug" in best) {
+            // A folder of several docs the config types: a doc touches its own bundle, an asset all of them.
+            const slug = best.slug;
+            for (const b of discovery.bundles)
+                if (b.slug === slug && (!docs.has(path) || docOf(b) === path))
+                    bundles.add(b);
+        }
         else
             problems.add(best);
     }
@@ -71226,7 +72818,7 @@ function lintOne(root, bundle, profiles, runId, prefix = "", trustSidecarWaivers
     const bundleDir = bundle.slug === "." ? root : (0,external_node_path_namespaceObject.resolve)(root, bundle.slug);
     const { result, verdict, positions, sidecar } = lintDocOnDisk(bundleDir, bundle.doc.path, bundle.files, profiles, runId, 
     // Links leaving the bundle resolve in the checkout when it is the repository root.
-    prefix === "" ? { root, bundlePath: bundle.slug === "." ? "" : bundle.slug } : undefined, { trustSidecarWaivers });
+    prefix === "" ? { root, bundlePath: bundle.slug === "." ? "" : bundle.slug } : undefined, { trustSidecarWaivers, type: bundle.doc.type });
     const folder = repoPath(prefix, bundle.slug);
     const docPath = repoPath(folder, bundle.doc.path);
     const note = adoptionNote(result);
@@ -71276,7 +72868,7 @@ function problemResult(problem, prefix = "") {
     const path = repoPath(prefix, problem.path);
     const file = discover_isMarkdownPath(problem.path);
     return {
-        bundle: file ? repoPath(prefix, folderOf(problem.path)) : path,
+        bundle: file ? repoPath(prefix, discover_folderOf(problem.path)) : path,
         doc: path,
         profile: null,
         size: null,

@@ -34,6 +34,11 @@ export interface LintInput {
   /** Known profiles, for resolving `type` and guessing. */
   profiles?: readonly Profile[];
   /**
+   * The type the repository gives a doc whose frontmatter names none (the `types` of
+   * `.spec-review/config.yaml`): the doc is linted as if it named it (no adoption of the type).
+   */
+  type?: string;
+  /**
    * Reads another file of the bundle (a sibling metadata file such as `kep.yaml`) when
    * `files` holds only names (an empty string as content). Bundle-relative posix path.
    */
@@ -123,6 +128,60 @@ function paramsOf(entry: ProfileCheck): { ok: true; value: unknown } | { ok: fal
   return cached;
 }
 
+/** Check kinds that report one defect in their own words: an empty section is both a required section without content and an empty one. */
+const DEFECT_FAMILY: Record<string, string> = { "required-section": "section", "empty-section": "section" };
+
+const LEVEL_RANK: Record<Level, number> = { MUST: 2, SHOULD: 1, INFO: 0 };
+
+/**
+ * Kinds that report something absent, anchored where it would go (the title, the doc's
+ * top): two of their findings on one span are two things missing, never one defect twice.
+ */
+const ABSENCE_KINDS = new Set(["required-frontmatter", "required-pattern"]);
+
+/**
+ * Report one defect once: findings on the same span by the same check, or by checks of
+ * one family (two forbidden-pattern entries matching one "TBD", required-section and
+ * empty-section on one empty heading) are one finding. The highest level wins, then the
+ * check listed first in the profile, whose slug the finding's id is made of. Sections
+ * missing altogether are all reported at the doc's first line: those stay apart unless
+ * they say the same.
+ */
+function dedupeFindings(
+  findings: Finding[],
+  order: Map<Finding, number>,
+  profile: Profile,
+  docBytes: [number, number],
+): void {
+  if (findings.length < 2) return;
+  const winners = new Map<string, Finding>();
+  const drop = new Set<Finding>();
+  for (const f of findings) {
+    const position = order.get(f) ?? -1;
+    const kind = position >= 0 ? (profile.checks[position]?.kind ?? f.check) : f.check;
+    const family = DEFECT_FAMILY[kind] ?? kind;
+    const docLevel =
+      (f.anchor.start === docBytes[0] && f.anchor.end === docBytes[1]) || ABSENCE_KINDS.has(kind);
+    const key = `${f.anchor.file}\u0000${f.anchor.start}\u0000${f.anchor.end}\u0000${family}${docLevel ? `\u0000${f.check}\u0000${f.message}` : ""}`;
+    const other = winners.get(key);
+    if (!other) {
+      winners.set(key, f);
+      continue;
+    }
+    const better =
+      LEVEL_RANK[f.level] > LEVEL_RANK[other.level] ||
+      (LEVEL_RANK[f.level] === LEVEL_RANK[other.level] && position < (order.get(other) ?? -1));
+    if (better) {
+      drop.add(other);
+      winners.set(key, f);
+    } else drop.add(f);
+  }
+  if (drop.size === 0) return;
+  let w = 0;
+  for (const f of findings) if (!drop.has(f)) findings[w++] = f;
+  findings.length = w;
+}
+
 /** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
 function assignIds(findings: Finding[]): void {
   const ids = new IdCounter();
@@ -157,7 +216,7 @@ export function lintDoc(
   const profiles = input.profiles ?? [];
   const fm = doc.frontmatter;
   // The type the doc names: from valid frontmatter, or from a plain `type:` line in a broken one.
-  const named = fm.error ? classifyMarkdown(doc.text).type : frontmatterType(fm);
+  const named = (fm.error ? classifyMarkdown(doc.text).type : frontmatterType(fm)) ?? input.type;
   let profile = input.profile;
   let unknownType: string | undefined;
   if (!profile && named !== undefined) {
@@ -268,11 +327,11 @@ export function lintDoc(
         return {
           id: "",
           check: entry.slug,
-          level,
+          level: fi.level ?? level,
           category: entry.category,
           message: fill(template, { ...fi.vars, detail: fi.detail ?? "" }),
           anchor: anchorAt(doc, file, fi.charStart, fi.charEnd),
-          relaxed,
+          relaxed: fi.level === undefined && relaxed,
         };
       },
     };
@@ -285,6 +344,8 @@ export function lintDoc(
       engineFinding("check-failed", `'${entry.slug}': ${err instanceof Error ? err.message : String(err)}`);
     }
   });
+
+  dedupeFindings(findings, order, profile, [doc.index.byteOf(docRange[0]), doc.index.byteOf(docRange[1])]);
 
   // Nothing a file holds may keep a run from being stored: anchors are already safe.
   for (const f of findings) {

@@ -4,6 +4,7 @@
  */
 import type { Block, MarkdownDoc, Section } from "../markdown/document.js";
 import { countWords } from "../markdown/text.js";
+import { SECTION_VOCABULARIES } from "./vocabulary.js";
 
 /**
  * A heading pattern names a section by its role, the way a reviewer finds it: the end of
@@ -122,9 +123,18 @@ function compileName(alt: string): NameMatcher | undefined {
   return name === "" ? undefined : { kind: "name", name };
 }
 
+/** "@design" stands for a shared vocabulary of names (vocabulary.ts); anything else for itself. */
+function vocabularyNames(alt: string): readonly string[] {
+  const name = /^\s*@([a-z-]+)\s*$/.exec(alt)?.[1];
+  return name !== undefined && Object.hasOwn(SECTION_VOCABULARIES, name)
+    ? SECTION_VOCABULARIES[name]!
+    : [alt];
+}
+
 function compilePattern(pattern: string): HeadingPattern {
   return splitEscaped(pattern, ">").map((level) =>
     splitEscaped(level, "|")
+      .flatMap(vocabularyNames)
       .map(compileName)
       .filter((m): m is NameMatcher => m !== undefined),
   );

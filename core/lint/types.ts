@@ -38,6 +38,11 @@ export interface FindingInput {
   detail?: string;
   /** More `{name}` placeholders. */
   vars?: Record<string, string>;
+  /**
+   * The level of this finding instead of the entry's (never relaxed in adoption mode): a
+   * check that reads context may report one case lower, or insist on the profile's level.
+   */
+  level?: Level;
 }
 
 /**
@@ -49,6 +54,11 @@ export interface RepoView {
   bundlePath: string;
   /** Does this repository path (posix, no leading "/") name a file or a folder? */
   exists(path: string): boolean;
+  /**
+   * False when the folder taken as the root may be part of a larger repository (no `.git`
+   * marks it): a root-absolute link it does not hold cannot be judged broken. Default: known.
+   */
+  rootKnown?: boolean;
 }
 
 export interface CheckContext<P> {

@@ -161,9 +161,34 @@ export function headingSlug(title: string): string {
   return slug;
 }
 
+/**
+ * A heading's attribute block, as mdBook, kramdown and Pandoc write it after the title:
+ * `## Title {#id}`, `{#id .class key=value}`, `{.unnumbered}`, `{-}`. Returns the title
+ * without it and the id it gives, or undefined when the title ends in no such block.
+ */
+export function headingAttributes(title: string): { title: string; id?: string } | undefined {
+  if (!title.endsWith("}")) return undefined;
+  const m = /\s*\{([^{}]*)\}$/.exec(title);
+  if (!m) return undefined;
+  const tokens = m[1]!.trim().split(/\s+/);
+  let id: string | undefined;
+  for (const t of tokens) {
+    if (/^#[^\s#{}]+$/.test(t)) id ??= t.slice(1);
+    else if (!/^(?:\.[\w-]+|[\w-]+=\S*|-)$/.test(t)) return undefined;
+  }
+  if (tokens.length === 0 || tokens[0] === "") return undefined;
+  const rest = title.slice(0, m.index).trimEnd();
+  return id === undefined ? { title: rest } : { title: rest, id };
+}
+
 /** Unique slugs in one doc, as github-slugger's `slug` makes them: a repeat gets "-1", "-2"... */
 class Slugs {
   private readonly occurrences = new Map<string, number>();
+  /** An id the author gave (`{#id}`): used as is, and taken, so a later heading's slug does not repeat it. */
+  claim(id: string): string {
+    if (!this.occurrences.has(id)) this.occurrences.set(id, 0);
+    return id;
+  }
   slug(title: string): string {
     const original = headingSlug(title);
     let result = original;
@@ -317,7 +342,9 @@ export function parseMarkdown(text: string): MarkdownDoc {
       case "heading_open": {
         const map = t.map as [number, number];
         const inline = tokens[i + 1];
-        const title = inlinePlain(inline);
+        let title = inlinePlain(inline);
+        const attrs = headingAttributes(title);
+        if (attrs) title = attrs.title;
         const level = Number(t.tag.slice(1));
         if (t.level === 0) {
           const cs = lineChar(map[0]);
@@ -327,7 +354,7 @@ export function parseMarkdown(text: string): MarkdownDoc {
           }
           const parent = stack[stack.length - 1]!;
           if (parent.ownCharEnd === text.length || parent.ownCharEnd > cs) parent.ownCharEnd = cs;
-          const slug = slugger.slug(title);
+          const slug = attrs?.id !== undefined ? slugger.claim(attrs.id) : slugger.slug(title);
           const contentChar = lineChar(map[1]);
           const section: Section = {
             index: sections.length,

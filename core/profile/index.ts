@@ -16,6 +16,8 @@ export {
   type ProfileParseResult,
   type ProfileSource,
   type ParseProfileOptions,
+  type ParentProfile,
+  type ParentResolver,
 } from "./load.js";
 export { guessProfile, rankProfiles, guessSize, bodyWords, type ProfileGuess } from "./guess.js";
 export { profileJsonSchema, profileJsonSchemaText } from "./json-schema.js";

@@ -74,6 +74,11 @@ export const ProfileSchema = z
   .strictObject({
     $schema: z.string().optional().describe("Path or URL of profile.schema.json, for editors"),
     key: slug.describe("The profile key: the `type` a spec doc's frontmatter names; equals the folder name"),
+    extends: slug
+      .optional()
+      .describe(
+        "Key of the profile this one extends (a built-in): its fields, replaced by the ones given here; checks merged by slug",
+      ),
     title: z.string().min(1),
     description: z.string().default(""),
     template: z.string().default("template.md").describe("File of the template, next to profile.yaml"),

@@ -4,8 +4,9 @@
  * `spec-review lint` (node/lint.ts over core/bundle discovery, core/lint, core/verdict).
  */
 import { randomUUID } from "node:crypto";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import {
+  baseName,
   folderOf,
   isMarkdownPath,
   isUnder,
@@ -18,7 +19,8 @@ import type { SarifDoc } from "../../core/lint/sarif.js";
 import type { Finding, Level } from "../../core/lint/types.js";
 import type { Profile } from "../../core/profile/schema.js";
 import type { VerdictResult } from "../../core/verdict/verdict.js";
-import { lintDocOnDisk, scanFolder } from "../lint.js";
+import { lintDocOnDisk, repoTypes, scanFolder } from "../lint.js";
+import { walkFiles } from "../walk.js";
 import {
   holdsProfiles,
   loadProfileLayers,
@@ -85,7 +87,33 @@ export interface BundleResult {
  * a profiles folder inside the checkout, whose templates name a type but are not specs.
  */
 export function scanWorkspace(root: string, exclude: readonly string[] = []): Discovery {
-  return scanFolder(root, exclude);
+  const listed = walkFiles(root).filter((f) => !exclude.some((folder) => isUnder(f, folder)));
+  const discovery = scanFolder(root, [], undefined, listed);
+  // Markdown naming no type that the repository's `.spec-review/config.yaml` types (by
+  // path or glob, from the repository's root): a spec doc, each its own bundle in its
+  // folder, as `spec-review lint` lints it (a folder of many proposals holds many).
+  const typeOf = repoTypes(root);
+  if (!typeOf) return discovery;
+  const skipped: string[] = [];
+  const mapped: DiscoveredBundle[] = [];
+  for (const path of discovery.skipped) {
+    const type = typeOf(resolve(root, path));
+    if (type === undefined) {
+      skipped.push(path);
+      continue;
+    }
+    const slug = folderOf(path);
+    mapped.push({
+      slug,
+      title: slug === "." ? basename(resolve(root)) : baseName(slug),
+      doc: { path: baseName(path), type },
+      files: listed.filter((f) => isUnder(f, slug)).map((f) => (slug === "." ? f : f.slice(slug.length + 1))),
+    });
+  }
+  const bundles = [...discovery.bundles, ...mapped].sort((a, b) =>
+    a.slug === b.slug ? (a.doc.path < b.doc.path ? -1 : 1) : a.slug < b.slug ? -1 : 1,
+  );
+  return { ...discovery, bundles, skipped };
 }
 
 /** Bundles and invalid folders to report. */
@@ -102,6 +130,8 @@ export interface Selection {
 export function touchedBundles(discovery: Discovery, changed: readonly string[]): Selection {
   const bundles = new Set<DiscoveredBundle>();
   const problems = new Set<DiscoveryProblem>();
+  const docOf = (b: DiscoveredBundle) => (b.slug === "." ? b.doc.path : `${b.slug}/${b.doc.path}`);
+  const docs = new Set(discovery.bundles.map(docOf));
   for (const path of changed) {
     let best: DiscoveredBundle | DiscoveryProblem | undefined;
     let bestLength = -1;
@@ -116,8 +146,12 @@ export function touchedBundles(discovery: Discovery, changed: readonly string[])
         bestLength = p.path.length;
       }
     if (!best) continue;
-    if ("slug" in best) bundles.add(best);
-    else problems.add(best);
+    if ("slug" in best) {
+      // A folder of several docs the config types: a doc touches its own bundle, an asset all of them.
+      const slug = best.slug;
+      for (const b of discovery.bundles)
+        if (b.slug === slug && (!docs.has(path) || docOf(b) === path)) bundles.add(b);
+    } else problems.add(best);
   }
   return {
     bundles: discovery.bundles.filter((b) => bundles.has(b)),
@@ -192,7 +226,7 @@ export function lintOne(
     runId,
     // Links leaving the bundle resolve in the checkout when it is the repository root.
     prefix === "" ? { root, bundlePath: bundle.slug === "." ? "" : bundle.slug } : undefined,
-    { trustSidecarWaivers },
+    { trustSidecarWaivers, type: bundle.doc.type },
   );
   const folder = repoPath(prefix, bundle.slug);
   const docPath = repoPath(folder, bundle.doc.path);

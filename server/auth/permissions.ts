@@ -146,6 +146,8 @@ export const PERMISSIONS = {
   "POST /profiles/guess": "read",
   "GET /profiles": "read",
   "POST /profiles": "admin",
+  // learning a profile from existing docs (not in the contract; docs/api-decisions.md): saving in hosted mode takes an admin
+  "POST /profiles/infer": "maintain",
   "GET /profiles/{key}": "read",
   "PUT /profiles/{key}": "maintain",
   "DELETE /profiles/{key}": "admin",

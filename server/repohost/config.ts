@@ -3,37 +3,22 @@
  * repository root (docs/app.md):
  *
  * ```yaml
- * # Types of markdown files that name none in their frontmatter (path from the repo root).
+ * # Types of markdown files that name none in their frontmatter (path or glob from the repo root).
  * types:
  *   docs/checkout/requirements.md: prd
- *   docs/adr/0007-outbox.md: adr
+ *   "docs/adr/*.md": adr
  * ```
  *
- * The scan of a repohost source reads `types` as if each file's frontmatter named it;
+ * The scan of a repohost source reads `types` (core/bundle/types-map.ts: an exact path wins
+ * over a glob, a longer glob over a shorter one) as if each file's frontmatter named it;
  * `POST /repohost/sources/{id}/mapping` writes the types accepted in the service into it
  * through a pull request. Other keys are kept as they are.
  */
 import { isMap, parseDocument } from "yaml";
+import { REPO_CONFIG_PATH } from "../../core/bundle/types-map.js";
 
-export const REPO_CONFIG_PATH = ".spec-review/config.yaml";
-
-/** The `types` of a config file; a file that does not parse, or odd entries, count as none. */
-export function configTypes(text: string | undefined): Record<string, string> {
-  if (!text) return {};
-  try {
-    const doc = parseDocument(text);
-    if (doc.errors.length > 0) return {};
-    const types = (doc.toJS({ maxAliasCount: 100 }) as { types?: unknown } | null)?.types;
-    if (!types || typeof types !== "object" || Array.isArray(types)) return {};
-    return Object.fromEntries(
-      Object.entries(types as Record<string, unknown>).filter(
-        (e): e is [string, string] => typeof e[1] === "string" && e[1] !== "",
-      ),
-    );
-  } catch {
-    return {};
-  }
-}
+// One reading of `types` (paths and globs) for lint, serve, the Action and the App.
+export { configTypes, REPO_CONFIG_PATH, typesMap } from "../../core/bundle/types-map.js";
 
 /** The config text with these types added (comments, other keys and other types kept). */
 export function withTypes(text: string | undefined, types: Record<string, string>): string {

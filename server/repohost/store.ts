@@ -51,7 +51,7 @@ import type {
 } from "../store/types.js";
 import { isUtf8, VersionRepository } from "../store/versions.js";
 import { checkSpecDocRules, nextFiles, sameFiles } from "../store/writes.js";
-import { configTypes, REPO_CONFIG_PATH } from "./config.js";
+import { configTypes, REPO_CONFIG_PATH, typesMap } from "./config.js";
 import { asApiError, GitWriter, type CommitInfo, type GitHubApi } from "./github.js";
 
 export type SourceRow = typeof repohostSources.$inferSelect;
@@ -749,16 +749,16 @@ export class RepohostStore implements BundleStore {
     const accepted = source.accepted;
     // The repository's own types (.spec-review/config.yaml at its root, server/repohost/config.ts).
     const config = tree.entries.find((e) => e.type === "blob" && e.path === REPO_CONFIG_PATH);
-    const typed = config
-      ? configTypes(decoder.decode(await api.blob(source.owner, source.repo, config.sha)))
-      : {};
+    const typed = typesMap(
+      config ? configTypes(decoder.decode(await api.blob(source.owner, source.repo, config.sha))) : {},
+    );
     const discovery = discoverClassified(
       [...entries.keys()].filter((p) => !p.startsWith(".spec-review/")).sort(),
       (p) => {
         const c = classifyMarkdown(decoder.decode(this.blobCache.get(entries.get(p)!.sha)));
         // A type the repository's config or the service gives a doc that names none counts
         // as if the file named it (the service's, accepted later, first).
-        const given = accepted[underSource(root, p)] ?? typed[underSource(root, p)];
+        const given = accepted[underSource(root, p)] ?? typed(underSource(root, p));
         if (c.type === undefined && !c.error && given) return { type: given };
         return c;
       },

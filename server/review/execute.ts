@@ -192,7 +192,8 @@ export class RunExecution extends ReviewBase {
     // Stage 1: lint.
     events.emit("stage", { stage: "lint", status: "started" });
     let t = performance.now();
-    const lint = lintBundle({ files, mainPath: doc.path, profiles: profiles.list() });
+    // A doc that names no type is linted as the type it was found as (the repository's config).
+    const lint = lintBundle({ files, mainPath: doc.path, profiles: profiles.list(), type: doc.profileKey });
     const lintMs = round(performance.now() - t);
     events.emit("stage", {
       stage: "lint",

@@ -27,7 +27,14 @@ export const ProfileSummarySchema = z
   .openapi("ProfileSummary");
 
 export const ProfileSchema = ProfileSummarySchema.extend({
-  yaml: z.string().openapi({ description: "the profile's checks and settings, as YAML" }),
+  yaml: z.string().openapi({ description: "the profile's checks and settings, as YAML, as written" }),
+  extends: z
+    .string()
+    .optional()
+    .openapi({ description: "the profile it extends (`extends:` in its YAML), when it extends one" }),
+  resolved_yaml: z.string().optional().openapi({
+    description: "with `extends`: the profile the lint uses, the parent's fields merged in, as YAML",
+  }),
   template: z.string().openapi({ description: "markdown a new bundle starts from" }),
   versions: z.array(ProfileVersionSchema).openapi({ description: "newest first" }),
   maintainers: z.array(z.string()),
@@ -133,3 +140,67 @@ export const ChangeProfileBodySchema = z
 export const AssumptionsSchema = z
   .object({ items: z.array(z.object({ text: z.string(), anchor: AnchorSchema })) })
   .openapi("Assumptions", { description: "sentences of the current main doc that start with `Assumption:`" });
+
+export const InferProfileBodySchema = z
+  .object({
+    key: z
+      .string()
+      .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/)
+      .max(64)
+      .openapi({
+        description: "the key of the learned profile: lowercase words joined by `-`",
+        example: "team-proposal",
+      }),
+    source_id: z
+      .uuid()
+      .optional()
+      .openapi({ description: "hosted mode: the repohost source whose docs to learn from" }),
+    folder: z.string().max(1024).optional().openapi({
+      description: "local mode: a folder of the served tree, relative to it (`.` for the whole tree)",
+      example: "proposals",
+    }),
+    extends: z.string().min(1).optional().openapi({
+      description:
+        "a profile the learned one extends: it keeps that profile's checks and overrides what it learned",
+    }),
+    title: z.string().min(1).max(200).optional().openapi({ description: "the profile's title" }),
+    save: z.boolean().optional().openapi({
+      description:
+        "create the profile: local mode also writes its files and maps the folder's docs in `.spec-review/config.yaml`; default false (only answered)",
+    }),
+  })
+  .openapi("InferProfileRequest");
+
+export const InferredProfileSchema = z
+  .object({
+    key: z.string(),
+    profile_yaml: z.string().openapi({ description: "the learned profile.yaml" }),
+    template: z.string().openapi({ description: "the learned template.md" }),
+    elements: z
+      .array(
+        z.object({
+          kind: z.enum(["section", "metadata", "id-pattern", "link-pattern", "design-section"]),
+          name: z.string(),
+          share: z
+            .number()
+            .min(0)
+            .max(1)
+            .openapi({ description: "share of the learned docs that have it, 0 to 1" }),
+          detail: z.string().optional(),
+        }),
+      )
+      .openapi({ description: "what was learned, each with the share of docs that have it" }),
+    misfits: z
+      .array(z.object({ path: z.string(), why: z.string() }))
+      .openapi({ description: "docs that did not fit: not learned from, or failing the learned profile" }),
+    types: z.record(z.string(), z.string()).openapi({
+      description: "the `types:` entries (glob: key) of `.spec-review/config.yaml` that map the learned docs",
+    }),
+    docs_read: z.int().min(0).openapi({ description: "markdown files read" }),
+    saved: z.boolean().openapi({ description: "true when the profile was created" }),
+    written: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "local mode, with `save`: the files written, relative to the served folder" }),
+  })
+  .openapi("InferredProfile");

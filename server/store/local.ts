@@ -549,7 +549,11 @@ export class LocalStore implements BundleStore {
       await checkWritablePath(state.slug, dir, ch.path, this.scanner.claimed, state.files.has(ch.path));
     const { next, newBlobs } = nextFiles(state.files, changes, limits);
     const docPath = newDocPath ?? state.docPath;
-    const mainInfo = checkSpecDocRules(docPath, changes);
+    const mainInfo = checkSpecDocRules(
+      docPath,
+      changes,
+      this.scanner.typeOf(state.slug === "." ? docPath : `${state.slug}/${docPath}`),
+    );
     if (sameFiles(next, state.files)) return { version: await this.resolveVersion(state.id), changed: false };
 
     // The doc row follows the main doc: its new path, and its type and problems when its text changed.

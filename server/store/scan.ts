@@ -13,6 +13,13 @@ import {
   isUnder,
   type Discovery,
 } from "../../core/bundle/discover.js";
+import {
+  classifyWithTypes,
+  configTypes,
+  REPO_CONFIG_PATH,
+  typesMap,
+  type TypeOf,
+} from "../../core/bundle/types-map.js";
 import { boundedIo, walk, type DiskFile } from "./fsutil.js";
 import { joinPath } from "./paths.js";
 
@@ -55,6 +62,11 @@ export class FolderScanner {
   /** Folders (relative to root) that hold a spec doc: bundles and problem folders. */
   claimed = new Set<string>();
   private readonly mdCache = new Map<string, { size: number; mtimeMs: number; info: Classified }>();
+  /**
+   * The types the served folder's `.spec-review/config.yaml` gives markdown that names none
+   * (core/bundle/types-map.ts), read again on every whole scan.
+   */
+  typeOf: TypeOf = () => undefined;
 
   constructor(public root: string) {}
 
@@ -90,7 +102,7 @@ export class FolderScanner {
       (path) => {
         const cached = this.mdCache.get(path);
         if (!cached) throw new Error("vanished during the scan");
-        return cached.info;
+        return classifyWithTypes(cached.info, this.typeOf, path);
       },
       basename(this.root),
     );
@@ -103,6 +115,13 @@ export class FolderScanner {
 
   /** Walk the whole folder: every file (by path) and what is a bundle. */
   async scanAll(): Promise<Map<string, DiskFile>> {
+    let config: string | undefined;
+    try {
+      config = await readFile(join(this.root, REPO_CONFIG_PATH), "utf8");
+    } catch {
+      config = undefined;
+    }
+    this.typeOf = typesMap(configTypes(config));
     const list = await walk(this.root);
     const byPath = new Map(list.map((f) => [f.path, f]));
     await this.classify(list, ".");

@@ -93,6 +93,8 @@ export async function checkWritablePath(
 export function checkSpecDocRules(
   docPath: string,
   changes: readonly FileChange[],
+  /** The type the repository's config gives the main doc (a doc it types needs no frontmatter). */
+  mapped?: string,
 ): { type: string; error?: FrontmatterError } | undefined {
   let main: { type: string; error?: FrontmatterError } | undefined;
   for (const ch of changes) {
@@ -103,7 +105,8 @@ export function checkSpecDocRules(
           "main_doc_required",
           `${ch.path} is the bundle's spec doc; delete the bundle instead`,
         );
-      const info = classifyMarkdown(decoder.decode(ch.bytes));
+      const read = classifyMarkdown(decoder.decode(ch.bytes));
+      const info = read.type === undefined && !read.error && mapped !== undefined ? { type: mapped } : read;
       if (info.type === undefined)
         throw new ApiError(
           "main_doc_required",

@@ -90,6 +90,7 @@ describe("the OpenAPI document", () => {
       "GET /auth/github",
       "GET /auth/github/callback",
       "PUT /admin/users/{userId}/github-login",
+      "POST /profiles/infer",
     ];
     expect([...documented.keys()].filter((k) => !contract.has(k))).toEqual(accounts);
   });

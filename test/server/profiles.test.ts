@@ -147,6 +147,42 @@ describe.each(DB_KINDS)("profiles on %s", (kind) => {
     await problem(await t.req("GET", "/profiles/memo"), 404, "not_found");
   });
 
+  it("keeps a profile that extends a built-in short: the lint uses the parent's checks with the overrides", async () => {
+    const yaml = [
+      "key: team-adr",
+      "title: Team ADR",
+      "extends: adr",
+      "checks:",
+      "  - slug: decision",
+      "    level: SHOULD",
+      "",
+    ].join("\n");
+    const created = await t.req("POST", "/profiles", { key: "team-adr", yaml, template: adrTemplate });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const got = await json<Profile & { extends?: string; resolved_yaml?: string }>(
+      t.req("GET", "/profiles/team-adr"),
+    );
+    expect(got.yaml).toBe(yaml);
+    expect(got.extends).toBe("adr");
+    // The resolved profile holds the parent's other checks, and the override.
+    const resolved = got.resolved_yaml ?? "";
+    const parentSlugs = [...adrYaml.matchAll(/^ {2}- slug: (\S+)$/gm)].map((m) => m[1]!);
+    expect(parentSlugs.length).toBeGreaterThan(3);
+    for (const slug of parentSlugs) expect(resolved).toContain(`slug: ${slug}`);
+    expect(resolved).toMatch(/slug: decision\n(?: {4}.*\n)*? {4}level: SHOULD/);
+    // A parent that does not exist is refused with the key's place, nothing saved.
+    await problem(
+      await t.req("POST", "/profiles", {
+        key: "orphan",
+        yaml: yaml.replace("adr\n", "nosuch\n").replace("team-adr", "orphan"),
+        template: "",
+      }),
+      400,
+      "profile_invalid",
+    );
+    await problem(await t.req("GET", "/profiles/orphan"), 404, "not_found");
+  });
+
   it("sets maintainers", async () => {
     const p = await json<Profile>(
       t.req("PUT", "/profiles/prd/maintainers", { maintainers: ["ana", "bo", "ana"] }),

@@ -17,6 +17,7 @@ import { requiredSection } from "./required-section.js";
 import { rfc2119 } from "./rfc2119.js";
 import { sectionOrder } from "./section-order.js";
 import { traceId } from "./trace-id.js";
+import { vagueQuantity } from "./vague-quantity.js";
 import type { CheckKind } from "../types.js";
 
 export const CHECK_KINDS: readonly CheckKind[] = [
@@ -29,6 +30,7 @@ export const CHECK_KINDS: readonly CheckKind[] = [
   traceId,
   rfc2119,
   measurable,
+  vagueQuantity,
   contradiction,
   linksResolve,
   assumptions,

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { escapeRegExp, firstLineRange, maskInline, sectionScope, statementsIn } from "../helpers.js";
 import { defineCheck } from "./define.js";
+import { vagueQuantities } from "./vague-quantity.js";
 import type { Finding } from "../types.js";
 
 export const QUANTITY_WORDS = [
@@ -85,10 +86,14 @@ export const measurable = defineCheck({
       number = /\d/;
     }
     const findings: Finding[] = [];
+    // A vague quantity ("within a reasonable time") is reported at its words by the
+    // profile's vague-quantity check: one defect, one finding.
+    const vague = ctx.profile.checks.some((c) => c.kind === "vague-quantity");
     for (const st of statementsIn(doc, sectionScope(doc, params.sections))) {
       const source = maskInline(st.source);
       const w = words.exec(source);
       if (!w || number.test(source)) continue;
+      if (vague && vagueQuantities(source).length > 0) continue;
       const [s, e] = firstLineRange(doc.text, st.charStart, st.charEnd);
       findings.push(
         ctx.finding({

@@ -279,3 +279,28 @@ export const requiredFrontmatter = defineCheck({
     return [];
   },
 });
+
+/**
+ * The value of a piece of metadata wherever the doc gives it (frontmatter, a `Key: value`
+ * line or `## Key` section, a sibling file such as `kep.yaml`), for checks that read the
+ * doc's status or stage. Undefined when it is given nowhere.
+ */
+export function metadataValue(
+  ctx: Pick<CheckContext<unknown>, "doc" | "file" | "readFile">,
+  names: readonly string[],
+  files: readonly string[] = [],
+): string | undefined {
+  if (ctx.doc.frontmatter.error) return undefined;
+  const fm = inFrontmatter(ctx.doc, names)?.value ?? inBody(ctx.doc, names)?.value;
+  if (fm !== undefined) return fm;
+  for (const f of files) {
+    const path = resolveInBundle(ctx.file, f);
+    const text = path === undefined ? undefined : ctx.readFile(path);
+    if (path === undefined || text === undefined) continue;
+    const data = siblingData(ctx.doc, path, text);
+    if (data === null || typeof data !== "object" || Array.isArray(data)) continue;
+    const v = valueText(lookUp(data as Record<string, unknown>, names));
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}

@@ -29,6 +29,8 @@ import {
   AssumptionsSchema,
   ChangeProfileBodySchema,
   GuessProfileBodySchema,
+  InferProfileBodySchema,
+  InferredProfileSchema,
   MaintainersBodySchema,
   NewProfileBodySchema,
   NewProfileThreadBodySchema,
@@ -43,6 +45,7 @@ import {
 import { ThreadListSchema, ThreadSchema } from "../../schemas/threads.js";
 import { noContent } from "../stub.js";
 import { authorOf } from "../../threads/service.js";
+import { inferFromDocs } from "../../profile-infer.js";
 
 const tags = ["profiles"];
 
@@ -189,6 +192,22 @@ export const guessProfile = createRoute({
   responses: { 200: jsonResponse(ProfileGuessSchema, "The best fit and the candidates"), ...errorResponses },
 });
 
+export const inferProfileRoute = createRoute({
+  method: "post",
+  path: "/profiles/infer",
+  operationId: "inferProfile",
+  summary: "learn a profile from a team's existing docs: a folder of the served tree or a repohost source",
+  tags,
+  request: { body: jsonBody(InferProfileBodySchema) },
+  responses: {
+    200: jsonResponse(
+      InferredProfileSchema,
+      "The learned profile, what it learned and the docs that did not fit",
+    ),
+    ...errorResponses,
+  },
+});
+
 /** The main doc's text at the current version, and what its latest lint run guessed. */
 async function mainDoc(c: Context<Env>, docId: string) {
   const { store, runs } = deps(c);
@@ -313,6 +332,10 @@ export default function profileRoutes(): Router {
     const best = ranked[0];
     return c.json(best ? { profile_key: best.key, candidates } : { candidates }, 200);
   });
+
+  r.openapi(inferProfileRoute, async (c) =>
+    c.json(await inferFromDocs(deps(c), caller(c), c.req.valid("json")), 200),
+  );
 
   r.openapi(listProfiles, async (c) => c.json({ items: await deps(c).profiles.summaries() }, 200));
 

@@ -1850,6 +1850,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/profiles/infer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * learn a profile from a team's existing docs: a folder of the served tree or a repohost source
+         * @description Learns a profile from a team's existing docs, as `spec-review profile infer` does (docs/profiles.md, "Adopting on your existing specs"): in local mode the markdown under `folder` of the served tree, in hosted mode the docs of the repohost source `source_id` (its bundles' docs and the markdown its last read passed over). Answers the profile YAML and template, each learned element (a section, the design section, metadata, ID and link patterns) with the share of docs that have it, the docs that did not fit, and the `types` globs that map the docs to `key`. Nothing is stored unless `save` is true: local mode then writes `.spec-review/profiles/<key>/` and the types into `.spec-review/config.yaml`, records it as a repository profile and scans the folder again; hosted mode creates the profile as `POST /profiles` does, which takes an admin (403 `forbidden` for a maintainer who is not one). Errors: 400 `infer_source` (a folder in hosted mode, a source in local mode, or neither), `bad_path` (a folder outside the served tree), `no_docs_to_learn`, `unknown_profile` (for `extends`); 404 `folder_not_found`, `not_found` (the source); 409 `profile_exists` (with `save`), `repo_config_invalid`.
+         *
+         *     **Who may call it:** A maintainer of any profile (a member) or an admin. In local mode, the one local person (the local admin).
+         */
+        post: operations["inferProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/profiles": {
         parameters: {
             query?: never;
@@ -4095,6 +4117,60 @@ export interface components {
             markdown: string;
             path?: string;
         };
+        InferredProfile: {
+            key: string;
+            /** @description the learned profile.yaml */
+            profile_yaml: string;
+            /** @description the learned template.md */
+            template: string;
+            /** @description what was learned, each with the share of docs that have it */
+            elements: {
+                /** @enum {string} */
+                kind: "section" | "metadata" | "id-pattern" | "link-pattern" | "design-section";
+                name: string;
+                /** @description share of the learned docs that have it, 0 to 1 */
+                share: number;
+                detail?: string;
+            }[];
+            /** @description docs that did not fit: not learned from, or failing the learned profile */
+            misfits: {
+                path: string;
+                why: string;
+            }[];
+            /** @description the `types:` entries (glob: key) of `.spec-review/config.yaml` that map the learned docs */
+            types: {
+                [key: string]: string;
+            };
+            /** @description markdown files read */
+            docs_read: number;
+            /** @description true when the profile was created */
+            saved: boolean;
+            /** @description local mode, with `save`: the files written, relative to the served folder */
+            written?: string[];
+        };
+        InferProfileRequest: {
+            /**
+             * @description the key of the learned profile: lowercase words joined by `-`
+             * @example team-proposal
+             */
+            key: string;
+            /**
+             * Format: uuid
+             * @description hosted mode: the repohost source whose docs to learn from
+             */
+            source_id?: string;
+            /**
+             * @description local mode: a folder of the served tree, relative to it (`.` for the whole tree)
+             * @example proposals
+             */
+            folder?: string;
+            /** @description a profile the learned one extends: it keeps that profile's checks and overrides what it learned */
+            extends?: string;
+            /** @description the profile's title */
+            title?: string;
+            /** @description create the profile: local mode also writes its files and maps the folder's docs in `.spec-review/config.yaml`; default false (only answered) */
+            save?: boolean;
+        };
         ProfileList: {
             items: components["schemas"]["ProfileSummary"][];
         };
@@ -4119,8 +4195,12 @@ export interface components {
             [key: string]: unknown;
         };
         Profile: components["schemas"]["ProfileSummary"] & ({
-            /** @description the profile's checks and settings, as YAML */
+            /** @description the profile's checks and settings, as YAML, as written */
             yaml: string;
+            /** @description the profile it extends (`extends:` in its YAML), when it extends one */
+            extends?: string;
+            /** @description with `extends`: the profile the lint uses, the parent's fields merged in, as YAML */
+            resolved_yaml?: string;
             /** @description markdown a new bundle starts from */
             template: string;
             /** @description newest first */
@@ -10631,6 +10711,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileGuess"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not implemented yet */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    inferProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InferProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description The learned profile, what it learned and the docs that did not fit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InferredProfile"];
                 };
             };
             /** @description Invalid request */

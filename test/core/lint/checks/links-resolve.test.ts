@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveInBundle } from "../../../../core/lint/checks/links-resolve.js";
 import { lintBundle } from "../../../../core/lint/engine.js";
+import { parseMarkdown } from "../../../../core/markdown/document.js";
 import { FM, hits, oneCheckProfile, runCheck } from "../run-check.js";
 
 const files = ["img/a.png", "notes/b.md", "doc.md"];
@@ -127,6 +128,174 @@ describe("links-resolve anchors", () => {
     ).toEqual([
       ["notes/c.md", "("],
       ["notes/d.md", "<"],
+    ]);
+  });
+});
+
+/** [quote, level, message] of each finding of the check under test. */
+function said(doc: string, bundle: string[] = files): [string, string, string][] {
+  return runCheck("links-resolve", doc, {}, bundle).findings.map((f) => [f.anchor.quote, f.level, f.message]);
+}
+
+describe("links-resolve: heading ids written as attributes", () => {
+  it("honours `{#id}` (mdBook, kramdown, Pandoc) as the heading's anchor, and keeps it out of the title", () => {
+    const doc = `${FM}# Loop variables 🔁\r\n\r\n### It fixes buggy code far more often than it breaks correct code {#fixes}\r\n\r\n## Rollout {#rollout .unnumbered}\r\n\r\nSee [the fixes](#fixes), [rollout](#rollout) and [gone](#transition).\r\n`;
+    expect(said(doc)).toEqual([
+      ["#transition", "MUST", "Link '#transition' names no heading or anchor of this doc"],
+    ]);
+    const titles = parseMarkdown(doc).sections.map((s) => [s.title, s.slug]);
+    expect(titles).toContainEqual([
+      "It fixes buggy code far more often than it breaks correct code",
+      "fixes",
+    ]);
+    expect(titles).toContainEqual(["Rollout", "rollout"]);
+  });
+
+  it("leaves a title ending in braces that are not attributes alone", () => {
+    const doc = `${FM}## Set notation {a, b}\n\n[x](#set-notation-a-b)\n`;
+    expect(said(doc)).toEqual([]);
+  });
+});
+
+describe("links-resolve: the plainer cause", () => {
+  it.each([
+    [
+      "a TODO target",
+      "[the API](TODO)",
+      ["TODO", "MUST", "Link target 'TODO' is a placeholder: link the real target"],
+    ],
+    [
+      "a template's numbered name",
+      "[next](nnnn-shared-storage.md)",
+      [
+        "nnnn-shared-storage.md",
+        "MUST",
+        "Link target 'nnnn-shared-storage.md' is a placeholder: link the real target",
+      ],
+    ],
+    [
+      "a heading named without its '#'",
+      "[the model](data-model)",
+      [
+        "data-model",
+        "MUST",
+        "Link 'data-model' names a heading of this doc without its '#': write '#data-model'",
+      ],
+    ],
+    [
+      "a web address without its scheme",
+      "[issue](golang.org/issue/16093)",
+      [
+        "golang.org/issue/16093",
+        "SHOULD",
+        "Link 'golang.org/issue/16093' is a web address without its scheme: write 'https://golang.org/issue/16093'",
+      ],
+    ],
+    [
+      "www. without a scheme",
+      "[site](www.example.com/docs)",
+      [
+        "www.example.com/docs",
+        "SHOULD",
+        "Link 'www.example.com/docs' is a web address without its scheme: write 'https://www.example.com/docs'",
+      ],
+    ],
+    [
+      "an e-mail address without mailto:",
+      "[Ian](ian@example.org)",
+      [
+        "ian@example.org",
+        "SHOULD",
+        "Link 'ian@example.org' is an e-mail address: write 'mailto:ian@example.org'",
+      ],
+    ],
+    [
+      "a file named in another case",
+      "[notes](Notes/B.md)",
+      [
+        "Notes/B.md",
+        "MUST",
+        "Link 'Notes/B.md' differs in case from the file 'notes/b.md': it breaks on case-sensitive hosts such as GitHub",
+      ],
+    ],
+    [
+      "a doc named without its .md",
+      "[notes](notes/b)",
+      [
+        "notes/b",
+        "SHOULD",
+        "Link 'notes/b' names 'notes/b.md' without its extension: sites that drop '.md' resolve it, GitHub does not",
+      ],
+    ],
+    [
+      "a fragment with two '#'",
+      "[model](##Data-model)",
+      ["##Data-model", "SHOULD", "Link '##Data-model' has 2 '#': write '#data-model'"],
+    ],
+    [
+      "a fragment another renderer's slugs find",
+      "[model](#datamodel)",
+      [
+        "#datamodel",
+        "INFO",
+        "Link '#datamodel' finds heading '#data-model' only as other renderers spell slugs: write '#data-model'",
+      ],
+    ],
+  ])("%s", (_name, link, expected) => {
+    expect(said(`${FM}# T\n\n## Data model\n\nSee ${link}.\n`)).toEqual([expected]);
+  });
+
+  it("a path written from the folder above (a doc rendered there) is not a broken link of the repository", () => {
+    const repoFiles = new Set(["44167/plots/old.png", "44167/doc.src.md"]);
+    const profile = oneCheckProfile("links-resolve", {});
+    const doc = `${FM}![old](44167/plots/old.png) ![gone](44167/plots/new.png)\n`;
+    const r = lintBundle({
+      files: new Map([["doc.src.md", doc]]),
+      mainPath: "doc.src.md",
+      profile,
+      repo: { bundlePath: "44167", exists: (p) => repoFiles.has(p) },
+    });
+    expect(r.findings.map((f) => [f.anchor.quote, f.level])).toEqual([
+      ["44167/plots/old.png", "SHOULD"],
+      ["44167/plots/new.png", "MUST"],
+    ]);
+    expect(r.findings[0]!.message).toBe(
+      "Image '44167/plots/old.png' resolves from the repository's root, not from this doc's folder: the doc may be rendered there",
+    );
+  });
+
+  it("a root-absolute link resolves when the linted folder is itself a folder of the repository", () => {
+    const repoFiles = new Set(["0411-isolated-defaults.md", "0500-doc.md"]);
+    const profile = oneCheckProfile("links-resolve", {});
+    const doc = `${FM}[SE-0411](/proposals/0411-isolated-defaults.md) [gone](/proposals/0412-gone.md)\n`;
+    const r = lintBundle({
+      files: new Map([["0500-doc.md", doc]]),
+      mainPath: "0500-doc.md",
+      profile,
+      repo: { bundlePath: "", exists: (p) => repoFiles.has(p) },
+    });
+    expect(r.findings.map((f) => f.anchor.quote)).toEqual(["/proposals/0412-gone.md"]);
+  });
+
+  it("a root-absolute link the linted folder lacks is a broken link only when that folder is known to be the repository's root", () => {
+    const profile = oneCheckProfile("links-resolve", {});
+    const doc = `${FM}* Vision: [approachable concurrency](/visions/approachable.md)\n[here](./gone.md)\n`;
+    const lint = (rootKnown?: boolean) =>
+      lintBundle({
+        files: new Map([["0461-doc.md", doc]]),
+        mainPath: "0461-doc.md",
+        profile,
+        repo: { bundlePath: "", exists: () => false, ...(rootKnown === undefined ? {} : { rootKnown }) },
+      }).findings.map((f) => [f.anchor.quote, f.level]);
+    // A checkout (a .git marks the root): both are broken.
+    expect(lint()).toEqual([
+      ["/visions/approachable.md", "MUST"],
+      ["./gone.md", "MUST"],
+    ]);
+    // A folder copied out of a larger repository: the root-absolute one cannot be judged.
+    expect(lint(false)).toEqual([
+      ["/visions/approachable.md", "SHOULD"],
+      ["./gone.md", "MUST"],
     ]);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { lintBundle } from "../../../../core/lint/engine.js";
+import { parseProfile } from "../../../../core/profile/load.js";
 import { FM, hits, runCheck } from "../run-check.js";
 
 const params = { sections: ["Constraints|Non-functional requirements"] };
@@ -49,5 +51,28 @@ describe("measurable numbers", () => {
   ])("%s", (line, n) => {
     const doc = `${FM}## Constraints\n\n${line}\n`;
     expect(runCheck("measurable", doc, params).findings).toHaveLength(n);
+  });
+});
+
+describe("measurable beside vague-quantity", () => {
+  it("a vague quantity is reported once, at its words, by vague-quantity", () => {
+    const r = parseProfile(
+      JSON.stringify({
+        key: "test",
+        title: "T",
+        radar: [{ key: "structure", title: "S" }],
+        checks: [
+          { slug: "measurable", kind: "measurable", level: "SHOULD", category: "structure", params },
+          { slug: "vague", kind: "vague-quantity", level: "SHOULD", category: "structure" },
+        ],
+      }),
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const doc = `${FM}## Constraints\n\n- Responses MUST return within a reasonable time.\n- p99 latency MUST stay low.\n`;
+    const found = lintBundle({ files: new Map([["doc.md", doc]]), mainPath: "doc.md", profile: r.profile });
+    expect(found.findings.map((f) => [f.check, f.anchor.quote])).toEqual([
+      ["vague", "within a reasonable time"],
+      ["measurable", "- p99 latency MUST stay low."],
+    ]);
   });
 });
