@@ -184,11 +184,11 @@ describe("links-resolve: the plainer cause", () => {
     ],
     [
       "a web address without its scheme",
-      "[issue](golang.org/issue/16093)",
+      "[issue](golang.org/issue/4242)",
       [
-        "golang.org/issue/16093",
+        "golang.org/issue/4242",
         "SHOULD",
-        "Link 'golang.org/issue/16093' is a web address without its scheme: write 'https://golang.org/issue/16093'",
+        "Link 'golang.org/issue/4242' is a web address without its scheme: write 'https://golang.org/issue/4242'",
       ],
     ],
     [
