@@ -59,7 +59,9 @@ export const VAGUE_QUANTITY = new RegExp(
     // sufficiently large, reasonably fast
     "\\b(?:sufficiently|reasonably|acceptably|adequately) (?:large|small|fast|quick|long|short|high|low|frequent|often)\\b",
   ].join("|"),
-  "giu",
+  // Not "u": the pattern is ASCII, and V8 runs a case-insensitive alternation this long
+  // several times slower in Unicode mode (bench:lint: 1.6 s -> 1.3 s on 676 proposals).
+  "gi",
 );
 
 /** A word every vague quantity holds, found cheaply before the long pattern is tried. */
