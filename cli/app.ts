@@ -7,7 +7,6 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseOrUsage, strictArgs, UsageError } from "./args.js";
-import type { LogFormat } from "../server/log.js";
 
 export const APP_USAGE = `Usage: spec-review app [options]
 
@@ -74,14 +73,9 @@ export async function appCommand(argv: string[]): Promise<number> {
   const parsed = parseOrUsage("app", () => parseAppArgs(argv), APP_USAGE);
   if ("exit" in parsed) return parsed.exit;
   const opts = parsed.options;
-  const { logFormatFrom, pinoLogger } = await import("../server/log.js");
-  let logFormat: LogFormat;
-  try {
-    logFormat = logFormatFrom();
-  } catch (err) {
-    process.stderr.write(`spec-review app: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
-  }
+  const { logFormatOf, pinoLogger } = await import("../server/log.js");
+  const logFormat = logFormatOf("app");
+  if (logFormat === undefined) return 2;
   if (!opts.databaseUrl) mkdirSync(opts.dataDir, { recursive: true });
   const { startApp } = await import("../app/server.js");
   let running: Awaited<ReturnType<typeof startApp>>;

@@ -19,7 +19,6 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CONFIG_FOLDER, repositoryProfilesDir } from "../node/profiles.js";
 import { isLoopback, parsePublicUrl } from "../server/public-url.js";
-import type { LogFormat } from "../server/log.js";
 
 export const SERVE_USAGE = `Usage: spec-review serve [folder] [options]
        spec-review serve --hosted [options]
@@ -136,14 +135,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const parsed = parseOrUsage("serve", () => parseServeArgs(argv), SERVE_USAGE);
   if ("exit" in parsed) return parsed.exit;
   const opts = parsed.options;
-  const { logFormatFrom, pinoLogger } = await import("../server/log.js");
-  let logFormat: LogFormat;
-  try {
-    logFormat = logFormatFrom();
-  } catch (err) {
-    process.stderr.write(`spec-review serve: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
-  }
+  const { logFormatOf, pinoLogger } = await import("../server/log.js");
+  const logFormat = logFormatOf("serve");
+  if (logFormat === undefined) return 2;
   const json = logFormat === "json";
   if (opts.mode === "hosted") {
     const problem = await secretKeyProblem();

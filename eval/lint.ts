@@ -38,6 +38,7 @@ import { loadProfiles } from "../core/profile/load.js";
 import type { Profile } from "../core/profile/schema.js";
 import { loadProfileLayers } from "../node/profiles.js";
 import { packageRoot } from "../server/paths.js";
+import { rng } from "../bench/lib/corpus.js";
 import {
   DEFECTS,
   DEFECT_KINDS,
@@ -419,22 +420,10 @@ export function computeFigures(
   ];
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same split on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Split paths in halves by a seeded shuffle: `learn` (the larger half when odd) and `measure`. */
 export function seededSplit(paths: readonly string[], seed: number): { learn: string[]; measure: string[] } {
   const xs = [...paths].sort();
-  const rnd = random(seed);
+  const rnd = rng(seed); // mulberry32: the same seed gives the same split on every machine
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
     [xs[i], xs[j]] = [xs[j]!, xs[i]!];

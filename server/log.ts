@@ -42,6 +42,16 @@ export function logFormatFrom(
   throw new Error(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(env.LOG_FORMAT)}`);
 }
 
+/** LOG_FORMAT for a command (`serve`, `app`), or undefined after one line on stderr saying why it is refused. */
+export function logFormatOf(command: string): LogFormat | undefined {
+  try {
+    return logFormatFrom();
+  } catch (err) {
+    process.stderr.write(`spec-review ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return undefined;
+  }
+}
+
 export interface ServiceLogger extends Logger {
   /**
    * The start-up record (`info`): the values in `reveal` (the first admin invite's token,

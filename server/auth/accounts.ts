@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db/index.js";
+import { isUniqueViolation, type Db } from "../db/index.js";
 import { invites, resetLinks, users } from "../db/schema.js";
 import { ApiError, NotFoundError, ValidationError } from "../errors.js";
 import { readSettings } from "../settings.js";
@@ -78,12 +78,6 @@ function checkEmail(email: string): string {
 function checkPassword(password: string, person: { email?: string; name?: string }): void {
   const why = weakPasswordReason(password, person);
   if (why) throw new ApiError("weak_password", why);
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause)
-    if ((e as { code?: unknown }).code === "23505") return true;
-  return false;
 }
 
 export class Accounts {

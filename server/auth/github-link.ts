@@ -14,7 +14,7 @@
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { and, eq, isNull, lt, ne } from "drizzle-orm";
-import type { Db } from "../db/index.js";
+import { isUniqueViolation, type Db } from "../db/index.js";
 import { usedOauthStates, users } from "../db/schema.js";
 import { ApiError, NotFoundError, ValidationError } from "../errors.js";
 import { registerSecret } from "../redact.js";
@@ -59,12 +59,6 @@ export function normalLogin(login: string, field = "body.github_login"): string 
       { field, message: "letters, digits and single hyphens, at most 39 characters" },
     ]);
   return l;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause)
-    if ((e as { code?: unknown }).code === "23505") return true;
-  return false;
 }
 
 export class GitHubLink {

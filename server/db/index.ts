@@ -15,6 +15,13 @@ import { DRIZZLE_TEXT_TYPES, byteaCodec, clientWideParsers, givingTurns } from "
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** The rows of `db.execute(…)`: postgres-js answers an array, PGlite `{ rows }`. */
+/** True when a database error is a unique-key violation (Postgres 23505), however the driver wraps it. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === "23505") return true;
+  return false;
+}
+
 export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }

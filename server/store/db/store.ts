@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { checkRename, renameChanges } from "../rename.js";
 import type { DiscoveryProblem } from "../../../core/bundle/discover.js";
-import type { Db } from "../../db/index.js";
+import { isUniqueViolation, type Db } from "../../db/index.js";
 import { bundles, docs } from "../../db/schema.js";
 import type { Clock, Logger } from "../../deps.js";
 import { ApiError, NotFoundError, VersionConflictError } from "../../errors.js";
@@ -63,13 +63,6 @@ interface Head {
   headId: string;
   headNumber: number;
   files: Map<string, FileState>;
-}
-
-/** True when a database error is a unique-key violation (Postgres 23505), however the driver wraps it. */
-function isUniqueViolation(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
-    if (e.code === "23505") return true;
-  return false;
 }
 
 function sameProblems(a: DocProblem[] | null, b: DocProblem[] | null): boolean {
