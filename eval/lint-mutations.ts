@@ -278,29 +278,21 @@ const QUANTITY = new RegExp(
 );
 
 /**
- * A constraint, for vague-quantity: the number is bounded by a comparator ("at most 3",
- * "within 30 seconds"), or the sentence binds it with a modal stronger than "will" ("MUST
- * keep 30 days of logs"); never an estimate ("about 5%") or a measurement.
+ * A constraint, for vague-quantity: the sentence binds the number with a modal stronger
+ * than "will" ("MUST keep 30 days of logs"), or states what will be with a limit the vague
+ * words keep ("within 30 seconds" -> "within a reasonable time"); never an estimate
+ * ("about 5%"), a measurement, a guess or a narrative in the first person.
  */
-const COMPARATORS = new Set([
-  "at most",
-  "at least",
-  "up to",
-  "no more than",
-  "no less than",
-  "no fewer than",
-  "within",
-  "under",
-  "less than",
-  "fewer than",
-  "a maximum of",
-  "a minimum of",
-]);
 const STRONG =
   /\b(?:must|shall|should|required|requires?|needs? to|has to|have to|cannot|can't|may not|(?:is|are) limited to|guarantee[sd]?)\b/i;
+/** Comparators the vague words replace without losing the sentence's sense of a bound. */
+const KEPT_LEADS = new Set(["within", "under", "every", "at most", "up to", "no more than"]);
+/** A sentence that guesses or describes what may happen, not what must. */
+const HEDGED =
+  /\b(?:might|could|would|perhaps|maybe|likely|typically|usually|often|rather)\b|\bI\b|\b(?:I|we)'d\b/i;
 const ESTIMATE = /\b(?:about|approximately|approx\.|roughly|around|nearly|almost|some)\s*$|~\s*$/i;
 const MEASUREMENT =
-  /\b(?:example|assuming|benchmarks?|measured|measurements?|experiments?|in testing|in practice|on average|we (?:saw|found|observed))\b/i;
+  /\b(?:faster|slower|outperforms?|example|assuming|benchmarks?|measured|measurements?|experiments?|in testing|in practice|on average|we (?:saw|found|observed))\b/i;
 
 interface Quantity {
   /** Char range of the comparator and quantity (masked text positions, doc-relative). */
@@ -614,9 +606,14 @@ export function mutations(doc: MarkdownDoc, file: string, profile: Profile, adop
   {
     const candidates = requirementSentences(doc, scopeOf(doc, ["*"], DEFERRED_SECTIONS)).flatMap((s) => {
       const sentence = text.slice(s.start, s.end);
-      if (MEASUREMENT.test(sentence)) return [];
+      // A constraint: an obligation binds the number, or a limit word that the vague words
+      // keep ("within a reasonable time") in a sentence that states what will be. Not a
+      // measurement, a guess, a question, or someone else's words.
+      if (MEASUREMENT.test(sentence) || HEDGED.test(sentence) || /\?\s*$/.test(sentence)) return [];
+      const bound = STRONG.test(sentence);
       return quantitiesIn(doc, s)
-        .filter((q) => COMPARATORS.has(q.lead) || STRONG.test(sentence))
+        .filter((q) => bound || (KEPT_LEADS.has(q.lead) && MODAL.test(sentence)))
+        .filter((q) => (text.slice(s.start, q.start).match(/["“”]/g)?.length ?? 0) % 2 === 0)
         .filter((q) => !ESTIMATE.test(text.slice(Math.max(0, q.numStart - 16), q.numStart)))
         .map((q) => ({ s, q }));
     });

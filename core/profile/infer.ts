@@ -278,7 +278,8 @@ const PLACEHOLDER_PATTERNS = [
   "\\[(?:TODO|TBD|FIXME)\\b[^\\]\\n]*\\]",
   "\\{(?:Describe|Explain|List|Add|Insert|Write|Fill|Summari[sz]e|Name|State)\\b[^}\\n]*\\}",
   "<(?:insert|describe|add|enter|fill in|your)\\b[^>\\n]*>",
-  "\\((?:fill me in|fill in|replace)[^)\\n]*\\)",
+  // "(fill me in)", "(Replace this with ...)", never a parenthetical that says what a name replaces.
+  "\\((?:[Ff]ill (?:me )?in|[Rr]eplace (?:this|me|with)\\b)[^)\\n]*\\)",
 ];
 const UNDECIDED = [
   "TBD",
@@ -657,7 +658,8 @@ export function inferProfile(input: readonly InferDoc[], opts: InferOptions): In
     level: designCovered / n >= 0.9 ? "MUST" : "SHOULD",
     category: "completeness",
     description: "Where the design lives in these docs: without it there is nothing to build.",
-    params: { section: designPattern || "Design*|Proposal|Specification" },
+    // A doc of the set written under headings of its own (a free-form design note) keeps its design there.
+    params: { section: designPattern || "Design*|Proposal|Specification", freeform: true },
   });
   for (const g of frequent
     .filter((x) => !designGroups.includes(x))

@@ -70,6 +70,8 @@ const KEY_WORD =
 
 /** The vague words bound a quantity themselves: "within a reasonable time", "up to a few retries". */
 const LIMIT_LEAD = /^(?:within|under|up to|at most|at least|no more than)\b/i;
+/** A limit stated just before the vague words: "is limited to a few characters", "capped at a reasonable size". */
+const LIMITED_TO = /\b(?:limited|capped|restricted|bounded|clamped)\s+(?:to|at|by)\s+$/i;
 /** Words that aim at speed rather than state it: "as soon as possible", "in a timely manner". */
 const ASPIRATION = /\bas possible$|\bas (?:practical|practicable|feasible)$|\btimely\b/i;
 /** A wish or a guess, not a requirement: "we would like it as soon as possible". */
@@ -153,7 +155,7 @@ export function vagueQuantities(source: string, strong = false): [number, number
     // Where the doc argues, "will" and "should" count only with words no description uses.
     const words = source.slice(s, e);
     if (!/^an? /i.test(words) && DEFINITE.test(source.slice(Math.max(from, s - 24), s))) continue;
-    if (!isRequirement(words, rest, sentence, strong)) continue;
+    if (!isRequirement(words, source.slice(Math.max(from, s - 24), s), rest, sentence, strong)) continue;
     if (NUMBER_AFTER.test(source.slice(e, e + 40))) continue;
     // A quotation inside the sentence: someone else's words.
     const before = source.slice(from, s);
@@ -170,8 +172,14 @@ export function vagueQuantities(source: string, strong = false): [number, number
  * and words only a requirement uses ("a reasonable number of", "within a reasonable time")
  * make it one by themselves.
  */
-function isRequirement(words: string, rest: string, sentence: string, strong: boolean): boolean {
-  if (LIMIT_LEAD.test(words)) return true;
+function isRequirement(
+  words: string,
+  before: string,
+  rest: string,
+  sentence: string,
+  strong: boolean,
+): boolean {
+  if (LIMIT_LEAD.test(words) || LIMITED_TO.test(before)) return true;
   if (STRONG.test(rest)) return !strong || !HEDGE.test(sentence);
   if (ASPIRATION.test(words)) return !strong && !HEDGE.test(sentence);
   // "a reasonable number of", "an appropriate amount of time": only a requirement speaks so.

@@ -142,6 +142,18 @@ describe("inferProfile", () => {
       const text = `${doc.text.slice(0, design)}${planted}\n\n${doc.text.slice(design)}`;
       expect(mustAt(text, planted), planted).toBe(true);
     }
+    const fillIn = `${doc.text.slice(0, design)}(Replace this with the new syntax.)\n\n${doc.text.slice(design)}`;
+    expect(mustAt(fillIn, "(Replace this with the new syntax.)")).toBe(true);
+    // A parenthetical that says what a new name replaces is prose, not a template's slot.
+    const replaces = `${doc.text.slice(0, design)}Two states are added (replaces \`Waiting\` and \`Blocked\`).\n\n${doc.text.slice(design)}`;
+    expect(mustAt(replaces, "(replaces")).toBe(false);
+    // A free-form design note of the same set, under headings of its own: its design is there.
+    const freeform = `# Capture lists for closures\n\n## How captures are stored\n\n${"Each capture is copied into the context at creation and released with it. ".repeat(25)}\n\n## Layout in memory\n\n\`\`\`\nstruct Context { captures: [Box] }\n\`\`\`\n`;
+    expect(
+      lint(files, doc.path, p, freeform)
+        .findings.filter((f) => f.check === "design")
+        .map((f) => f.level),
+    ).toEqual(["INFO"]);
     const tbd = doc.text.replace("The grammar gains", "The exact value is TBD.\n\nThe grammar gains");
     expect(mustAt(tbd, "TBD")).toBe(true);
     const noDesign = doc.text.replace(/## Proposed solution[\s\S]*?(?=## Source compatibility)/, "");

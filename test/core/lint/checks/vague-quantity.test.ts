@@ -53,6 +53,14 @@ const cases: { name: string; doc: string; expected: [number, string][] }[] = [
     ],
   },
   {
+    name: "a limit stated in the rationale binds there too: 'limited to', 'capped at'",
+    doc: `${FM}# Vanity imports over DNS\n\n## Rationale\n\nBecause TXT records are limited to a few characters, long paths are split. Entries are capped at a reasonable size.\nA name limited to the one the registry chose is fine.\n`,
+    expected: [
+      [9, "a few characters"],
+      [9, "a reasonable size"],
+    ],
+  },
+  {
     name: "history and acknowledgements are left out",
     doc: `${FM}# T\n\n## Revision history\n\n- v2: retries must now stop after a reasonable number of attempts.\n\n## Acknowledgments\n\nThanks to Ana, who must have answered in a timely manner.\n`,
     expected: [],
