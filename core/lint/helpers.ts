@@ -110,7 +110,8 @@ function compileName(alt: string): NameMatcher | undefined {
   const re = /^\/(.+)\/([a-z]*)$/s.exec(t);
   if (re) {
     try {
-      return { kind: "regex", re: new RegExp(unescape(re[1]!), re[2]!.includes("i") ? re[2] : `${re[2]}i`) };
+      const flags = re[2]!.replace(/[gy]/g, "");
+      return { kind: "regex", re: new RegExp(unescape(re[1]!), flags.includes("i") ? flags : `${flags}i`) };
     } catch {
       return undefined;
     }

@@ -31,6 +31,9 @@ const cases: [pattern: string, title: string, matches: boolean][] = [
   ["Design*", "Designer notes", false],
   ["/^risks?\\b/", "Risk register", true],
   ["/^risks?\\b/", "Risky bits", false],
+  // A global flag would make the answer depend on the previous heading tested.
+  ["/risks?/g", "Risks", true],
+  ["/risks?/g", "Risks", true],
   ["Motivation|Why", "Why?", true],
   ["Problem", "The problem", true],
   ["Vision", "Vision", true],
