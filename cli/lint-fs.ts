@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { isMarkdownPath } from "../core/bundle/discover.js";
 import { builtinProfilesDir } from "../node/package.js";
 import {
@@ -44,7 +44,25 @@ export interface LintPathsOptions {
   early?: EarlyStart;
   /** `--profile KEY`: markdown that names no type (and the config types not) is linted with KEY. */
   profile?: string;
+  /** `--no-specs-ok`: a markdown file given by path that names no type is skipped, not adopted. */
+  skipUntypedFiles?: boolean;
+  /**
+   * `--changed-since`: the files changed (absolute paths, deleted ones included). Only the
+   * docs of bundles holding one of them (a loose doc: the doc itself; every doc when the
+   * configuration changed) are linted; links still resolve among every bundle found.
+   */
+  changed?: ReadonlySet<string>;
   cwd?: string;
+}
+
+/** A path in a `.spec-review/` folder, but not its `data/` (local mode's database). */
+const SPEC_REVIEW_CONFIG = /(?:^|[\\/])\.spec-review[\\/](?!data(?:[\\/]|$))/;
+
+/** Is a changed file `dir` itself or under it? */
+function holdsChange(changed: ReadonlySet<string>, dir: string): boolean {
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  for (const f of changed) if (f === dir || f.startsWith(prefix)) return true;
+  return false;
 }
 
 /**
@@ -84,7 +102,7 @@ export function loadLayers(layers: readonly ProfileLayer[], cwd: string): Loaded
 export async function lintPaths(
   paths: readonly string[],
   options: LintPathsOptions = {},
-): Promise<LintReport & { loaded: LoadedProfiles }> {
+): Promise<LintReport & { loaded: LoadedProfiles; unchanged: number }> {
   const cwd = options.cwd ?? process.cwd();
   for (const p of paths) {
     const abs = resolve(cwd, p);
@@ -118,12 +136,27 @@ export async function lintPaths(
     collected = collectTasks(paths, cwd, exclude, walked, options.early?.walks, {
       ...(typeOf ? { typeOf } : {}),
       ...(options.profile !== undefined ? { fallbackProfile: options.profile } : {}),
+      ...(options.skipUntypedFiles ? { skipUntypedFiles: true } : {}),
     });
   } catch (err) {
     pool?.close();
     throw err;
   }
-  const { tasks, problems, skipped } = collected;
+  const all = collected.tasks;
+  let { tasks, problems, skipped } = collected;
+  const changed = options.changed;
+  // A change to the configuration (`.spec-review/`: profiles, config.yaml) or to a
+  // `--profiles` folder can change every doc's findings: then every doc is linted.
+  const configChanged =
+    changed !== undefined &&
+    ([...changed].some((f) => SPEC_REVIEW_CONFIG.test(f)) || exclude.some((d) => holdsChange(changed, d)));
+  if (changed && !configChanged) {
+    tasks = tasks.filter((t) =>
+      t.root ? holdsChange(changed, t.bundleDir) : changed.has(join(t.bundleDir, t.mainPath)),
+    );
+    problems = problems.filter((p) => holdsChange(changed, resolve(cwd, p.path)));
+    skipped = skipped.filter((p) => changed.has(resolve(cwd, p)));
+  }
   let docs: DocReport[];
   // The walk counts every markdown file; fewer of them may be spec docs than threads pay for.
   if (pool && tasks.length > 1 && (options.workers !== undefined || tasks.length >= WORKER_THRESHOLD))
@@ -132,8 +165,8 @@ export async function lintPaths(
     pool?.close();
     docs = tasks.map((t) => lintTask(t, loaded.profiles, runId));
   }
-  resolveBundleLinks(tasks, docs, loaded.profiles, runId);
-  return { docs, problems, skipped, loaded };
+  resolveBundleLinks(tasks, docs, loaded.profiles, runId, all);
+  return { docs, problems, skipped, loaded, unchanged: all.length - tasks.length };
 }
 
 export class LintUsageError extends Error {

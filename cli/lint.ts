@@ -1,14 +1,15 @@
 /**
- * `spec-review lint [paths...] [--format text|json|sarif] [--profiles DIR]`: lint spec
- * bundles without a server or database. Exit 0 when every doc is Build Ready at lint
- * level, 1 when not (or a folder is not a valid bundle), 2 on usage errors.
- * See docs/lint-cli.md.
+ * `spec-review lint [paths...] [--format FORMAT] [--profiles DIR] [--changed-since REF]
+ * [--output FILE] [--no-specs-ok]`: lint spec bundles without a server or database. Exit 0
+ * when every doc is Build Ready at lint level, 1 when not (or a folder is not a valid
+ * bundle), 2 on usage errors. The reports are in cli/lint-report.ts. See docs/lint-cli.md.
  */
-import type { DocReport, LintReport } from "../node/lint.js";
-import type { LoadedProfiles, ProfileLayer } from "../node/profiles.js";
-import type { Profile } from "../core/profile/schema.js";
-import { adoptionNote } from "../core/lint/adopt.js";
+import type { LintReport } from "../node/lint.js";
+import type { LoadedProfiles } from "../node/profiles.js";
 import { commandArgs, usageError } from "./args.js";
+import { FORMATS, type Format } from "./lint-report.js";
+
+export { jsonReport, textReport } from "./lint-report.js";
 
 export const LINT_USAGE = `spec-review lint [paths...] [options]
 
@@ -23,7 +24,17 @@ Profiles: the built-ins, plus the repository's own in .spec-review/profiles/<key
 with the key of an earlier one replaces it.
 
 Options:
-  -f, --format <text|json|sarif>  output format (default: text)
+  -f, --format <format>           text (default), json, sarif, codeclimate (GitLab Code
+                                  Quality), junit, github (workflow commands), rdjson
+                                  (reviewdog)
+  -o, --output <file>             write the report to the file (atomically); stdout gets
+                                  the one summary line
+      --changed-since <ref>       lint only the bundles with a file changed since the git
+                                  ref: git diff <ref>...HEAD, plus uncommitted and untracked
+                                  files; none changed exits 0
+      --no-specs-ok               no spec doc under the paths is not an error (exit 0); a
+                                  markdown file given that names no type is skipped, not
+                                  adopted (for hooks that pass every changed file)
   -p, --profiles <dir>            add a folder of profiles (<key>/profile.yaml); repeatable
   -P, --profile <key>             lint markdown that names no type with this profile
                                   (docs naming a type keep theirs)
@@ -32,11 +43,8 @@ Options:
   -h, --help                      show this help
 
 Exit status: 0 every doc is Build Ready, 1 some doc is not, 2 usage error or no spec
-doc under the paths.
+doc under the paths (unless --no-specs-ok).
 `;
-
-const FORMATS = ["text", "json", "sarif"] as const;
-type Format = (typeof FORMATS)[number];
 
 export async function lintCommand(argv: string[]): Promise<number> {
   const parsed = commandArgs(
@@ -48,6 +56,9 @@ export async function lintCommand(argv: string[]): Promise<number> {
       profile: { type: "string", short: "P" },
       help: { type: "boolean", short: "h" },
       workers: { type: "string" },
+      output: { type: "string", short: "o" },
+      "changed-since": { type: "string" },
+      "no-specs-ok": { type: "boolean" },
     },
     LINT_USAGE,
   );
@@ -63,10 +74,28 @@ export async function lintCommand(argv: string[]): Promise<number> {
       return usageError("lint", `--workers must be a whole number, not '${values.workers}'`);
   }
   const paths = positionals.length > 0 ? positionals : ["."];
+  const cwd = process.cwd();
+  const since = values["changed-since"];
+  const noSpecsOk = values["no-specs-ok"] === true;
+  if (values.output === "") return usageError("lint", "--output needs a file name");
+
+  let changed: Set<string> | undefined;
+  if (since !== undefined) {
+    const [{ changedSince }, { LintUsageError }] = await Promise.all([
+      import("./lint-git.js"),
+      import("./lint-fs.js"),
+    ]);
+    try {
+      changed = await changedSince(since, cwd);
+    } catch (err) {
+      if (err instanceof LintUsageError) return usageError("lint", err.message);
+      throw err;
+    }
+  }
 
   // Workers first (when the paths hold many docs): they load the lint engine while this thread does.
-  const early = (await import("./lint-early.js")).startEarly(paths, process.cwd(), workers);
-  let report: LintReport & { loaded: LoadedProfiles };
+  const early = (await import("./lint-early.js")).startEarly(paths, cwd, workers);
+  let report: LintReport & { loaded: LoadedProfiles; unchanged: number };
   try {
     const { lintPaths, LintUsageError } = await import("./lint-fs.js");
     try {
@@ -75,6 +104,8 @@ export async function lintCommand(argv: string[]): Promise<number> {
         workers,
         early,
         ...(values.profile !== undefined ? { profile: values.profile } : {}),
+        ...(noSpecsOk ? { skipUntypedFiles: true } : {}),
+        ...(changed ? { changed } : {}),
       });
     } catch (err) {
       if (err instanceof LintUsageError) return usageError("lint", err.message);
@@ -83,100 +114,41 @@ export async function lintCommand(argv: string[]): Promise<number> {
   } finally {
     early.pool?.close();
   }
-  // A mistyped path in CI must not pass as "nothing to lint".
   if (report.docs.length === 0 && report.problems.length === 0) {
-    const names = report.skipped.length;
-    process.stderr.write(
-      `spec-review lint: no spec docs found under ${paths.join(", ")}` +
-        (names > 0
-          ? ` (${names} markdown file${names === 1 ? "" : "s"} name${names === 1 ? "s" : ""} no type in their frontmatter; add \`type: <profile>\`, map ${names === 1 ? "its path" : "their paths"} in .spec-review/config.yaml \`types:\`, or pass --profile KEY to lint ${names === 1 ? "it" : "them"})`
-          : " (a spec doc is a markdown file whose frontmatter names a type)") +
-        "\n",
-    );
-    return 2;
+    if (report.unchanged > 0)
+      process.stderr.write(
+        `spec-review lint: no spec doc changed since ${since} (${report.unchanged} unchanged under ${paths.join(", ")})\n`,
+      );
+    // A mistyped path in CI must not pass as "nothing to lint".
+    else if (!noSpecsOk) {
+      process.stderr.write(noSpecDocs(paths, report.skipped.length));
+      return 2;
+    }
   }
   const ready = report.problems.length === 0 && report.docs.every((d) => d.verdict.result === "build_ready");
-  if (format === "json")
-    process.stdout.write(`${JSON.stringify(jsonReport(report, report.loaded.origins), null, 2)}\n`);
-  else if (format === "sarif")
-    process.stdout.write(`${JSON.stringify(await sarifReport(report, report.loaded.profiles), null, 2)}\n`);
-  else process.stdout.write(textReport(report, report.loaded.origins));
+  const { renderReport, summaryLine, writeReportFile } = await import("./lint-report.js");
+  const content = await renderReport(format, report, cwd);
+  if (values.output === undefined) process.stdout.write(content);
+  else {
+    try {
+      writeReportFile(values.output, content);
+    } catch (err) {
+      process.stderr.write(
+        `spec-review lint: cannot write ${values.output}: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      return 2;
+    }
+    process.stdout.write(`${summaryLine(report)} (${format} report in ${values.output})\n`);
+  }
   return ready ? 0 : 1;
 }
 
-/** Compiler-style lines: `path:line:col LEVEL slug message`, then one verdict line per doc. */
-export function textReport(report: LintReport, origins?: ReadonlyMap<string, ProfileLayer>): string {
-  const out: string[] = [];
-  for (const p of report.problems) out.push(`${p.path}:1:1 MUST bundle-invalid ${p.message}`);
-  for (const d of report.docs)
-    for (const f of d.findings)
-      out.push(
-        `${d.path}:${f.start.line}:${f.start.column} ${f.level} ${f.check} ${f.message}${f.relaxed ? " (relaxed)" : ""}`,
-      );
-  if (out.length > 0) out.push("");
-  for (const d of report.docs) {
-    out.push(verdictLine(d, origins?.get(d.profile_key)));
-    // What adoption did (guessed type or size, findings lowered), so a relaxed verdict is never silent.
-    const note = adoptionNote(d);
-    if (note) out.push(`  ${note}`);
-  }
-  const ready = report.docs.filter((d) => d.verdict.result === "build_ready").length;
-  out.push(
-    `${report.docs.length} doc${report.docs.length === 1 ? "" : "s"}: ${ready} Build Ready, ${report.docs.length - ready} Not Build Ready` +
-      (report.problems.length > 0
-        ? `, ${report.problems.length} invalid bundle folder${report.problems.length === 1 ? "" : "s"}`
-        : ""),
-  );
-  return `${out.join("\n")}\n`;
-}
-
-/** Where a profile came from, in words, when it is not a built-in. */
-function originWords(layer: ProfileLayer | undefined): string {
-  if (!layer || layer.origin === "built-in") return "";
-  return layer.origin === "repository" ? " (repository profile)" : " (--profiles profile)";
-}
-
-function verdictLine(d: DocReport, layer?: ProfileLayer): string {
-  const v = d.verdict;
-  const state = v.result === "build_ready" ? "Build Ready" : "Not Build Ready";
-  const adopt = d.adopt
-    ? ` (adopting ${Object.entries(d.adopt)
-        .map(([k, val]) => `${k}: ${val}`)
-        .join(", ")})`
-    : "";
-  return `${d.path}: ${state} [${d.profile_key}/${d.size}] score ${v.score}, ${v.must} MUST, ${v.should} SHOULD, ${v.info} INFO${adopt}${originWords(layer)}`;
-}
-
-/** The JSON report: per doc its verdict (contract 2.4), adopt, findings with positions, assumptions. */
-export function jsonReport(report: LintReport, origins?: ReadonlyMap<string, ProfileLayer>): unknown {
-  return {
-    docs: report.docs.map((d) => {
-      const layer = origins?.get(d.profile_key);
-      return layer ? { ...d, profile_source: layer.origin } : d;
-    }),
-    problems: report.problems,
-    skipped: report.skipped,
-    summary: {
-      docs: report.docs.length,
-      build_ready: report.docs.filter((d) => d.verdict.result === "build_ready").length,
-      not_build_ready: report.docs.filter((d) => d.verdict.result !== "build_ready").length,
-      problems: report.problems.length,
-    },
-  };
-}
-
-async function sarifReport(report: LintReport, profiles: readonly Profile[]): Promise<unknown> {
-  const [{ toSarif }, { packageVersion }] = await Promise.all([
-    import("../core/lint/sarif.js"),
-    import("./version.js"),
-  ]);
-  return toSarif(
-    report.docs.map((d) => ({
-      uri: d.path,
-      profile_key: d.profile_key,
-      findings: d.findings,
-      positions: d.findings.map((f) => ({ start: f.start, end: f.end })),
-    })),
-    { toolVersion: packageVersion(), profiles },
+function noSpecDocs(paths: readonly string[], names: number): string {
+  return (
+    `spec-review lint: no spec docs found under ${paths.join(", ")}` +
+    (names > 0
+      ? ` (${names} markdown file${names === 1 ? "" : "s"} name${names === 1 ? "s" : ""} no type in their frontmatter; add \`type: <profile>\`, map ${names === 1 ? "its path" : "their paths"} in .spec-review/config.yaml \`types:\`, or pass --profile KEY to lint ${names === 1 ? "it" : "them"})`
+      : " (a spec doc is a markdown file whose frontmatter names a type)") +
+    "\n"
   );
 }

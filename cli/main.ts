@@ -14,6 +14,7 @@ Commands:
   mcp [folder]     the MCP server for coding agents, over stdio (see: spec-review mcp --help)
   handoff <doc>    write a bundle's build packet for a coding agent (see: spec-review handoff --help)
   app              the GitHub App and the HTTP API in one process (see: spec-review app --help)
+  lsp              the language server for editors, over stdio (see: spec-review lsp --help)
 
 Options:
   -h, --help       show this help
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./handoff.js")).handoffCommand(rest);
     case "app":
       return (await import("./app.js")).appCommand(rest);
+    case "lsp":
+      return (await import("./lsp.js")).lspCommand(rest);
     case "-v":
     case "--version": {
       const { packageVersion } = await import("./version.js");

@@ -18,7 +18,7 @@ import {
 import { classifyWithTypes, configTypes, typesMap, type TypeOf } from "../core/bundle/types-map.js";
 import { decodeText, lintDoc, type Adopt, type Assumption, type LintResult } from "../core/lint/engine.js";
 import type { Finding } from "../core/lint/types.js";
-import { parseMarkdown } from "../core/markdown/document.js";
+import { parseMarkdown, type MarkdownDoc } from "../core/markdown/document.js";
 import { frontmatterType } from "../core/markdown/frontmatter.js";
 import type { LineCol } from "../core/markdown/text.js";
 import type { Profile } from "../core/profile/schema.js";
@@ -122,7 +122,7 @@ export function lintDocOnDisk(
   bundleFiles: readonly string[],
   profiles: readonly Profile[],
   runId: string,
-  repo?: { root: string; bundlePath: string },
+  repo?: { root: string; bundlePath: string; rootKnown?: boolean },
   opts: {
     trustSidecarWaivers?: boolean;
     /** Frontmatter links to bundles that do not resolve: SHOULD findings of `links-resolve`. */
@@ -131,10 +131,14 @@ export function lintDocOnDisk(
     type?: string;
     /** The profile a doc that names no type (and the config gives none) is linted with (`lint --profile`). */
     fallbackProfile?: string;
+    /** The doc, already parsed, instead of the file's bytes on disk (an editor's unsaved buffer). */
+    doc?: MarkdownDoc;
   } = {},
 ): DiskLint {
-  const { text, invalid } = decodeText(readFileSync(join(bundleDir, mainPath)));
-  const doc = parseMarkdown(text);
+  const { text, invalid } = opts.doc
+    ? { text: opts.doc.text, invalid: false }
+    : decodeText(readFileSync(join(bundleDir, mainPath)));
+  const doc = opts.doc ?? parseMarkdown(text);
   const names = doc.frontmatter.error ? classifyMarkdown(text).type : frontmatterType(doc.frontmatter);
   const fallback =
     names === undefined && opts.type === undefined && opts.fallbackProfile !== undefined
@@ -147,6 +151,7 @@ export function lintDocOnDisk(
   const repoView = repo && {
     bundlePath: repo.bundlePath,
     exists: (p: string) => existsSync(join(repo.root, p)),
+    ...(repo.rootKnown !== undefined ? { rootKnown: repo.rootKnown } : {}),
   };
   const result = lintDoc(
     doc,
@@ -292,6 +297,11 @@ export function collectTasks(
     typeOf?: (abs: string) => string | undefined;
     /** `lint --profile KEY`: markdown naming no type is a spec doc linted with KEY. */
     fallbackProfile?: string;
+    /**
+     * `lint --no-specs-ok`: a markdown file given by path that names no type (and is not
+     * typed otherwise) is skipped, as under a folder, instead of adopting a profile.
+     */
+    skipUntypedFiles?: boolean;
   } = {},
 ): { tasks: LintTask[]; problems: Problem[]; skipped: string[] } {
   const tasks: LintTask[] = [];
@@ -366,6 +376,15 @@ export function collectTasks(
       walked?.(1);
       const bundleDir = dirname(abs);
       const type = options.typeOf?.(abs);
+      if (
+        options.skipUntypedFiles &&
+        type === undefined &&
+        options.fallbackProfile === undefined &&
+        classifyMarkdown(readFileSync(abs, "utf8")).type === undefined
+      ) {
+        skipped.push(show(abs));
+        continue;
+      }
       tasks.push({
         bundleDir,
         mainPath: basename(abs),
@@ -439,9 +458,11 @@ export function resolveBundleLinks(
   docs: DocReport[],
   profiles: readonly Profile[],
   runId: string,
+  /** Every bundle found, when only some of them were linted (`lint --changed-since`): links resolve among all. */
+  known: readonly LintTask[] = tasks,
 ): void {
   const slugs = new Map<string, Set<string>>();
-  for (const t of tasks)
+  for (const t of known)
     if (t.root) {
       let set = slugs.get(t.root.dir);
       if (!set) slugs.set(t.root.dir, (set = new Set()));

@@ -3,7 +3,7 @@
 // builds), install the tarball into an empty folder with production dependencies only,
 // from the registry, and run the installed `spec-review` from there: `lint` on a spec,
 // `serve` on a folder (answers /healthz and the API, stops on SIGTERM), and `app --help`,
-// `mcp --help` when this build has those commands (said so when it does not).
+// `mcp --help`, `lsp --help` when this build has those commands (said so when it does not).
 //
 //   node scripts/pack-check.mjs [--no-pack]   (--no-pack: reuse ./spec-review-*.tgz)
 import { execFileSync, spawn } from "node:child_process";
@@ -39,6 +39,7 @@ if (process.argv.includes("--no-pack")) {
     "dist/server/start.js",
     "server/db/migrations/meta/_journal.json",
     "profiles",
+    "docs/checks/required-section.md",
   ]) {
     if (!files.some((f) => f === must || f.startsWith(must + "/"))) fail(`the tarball lacks ${must}`);
   }
@@ -122,9 +123,9 @@ try {
   }).catch((e) => fail(`serve: ${e.message}`));
   say("serve: ok (healthz, GET /bundles, SIGTERM)");
 
-  // app and mcp: built by other parts of the project; called when this build has them.
+  // app, mcp and lsp: built by other parts of the project; called when this build has them.
   const help = run(["--help"]);
-  for (const command of ["app", "mcp"]) {
+  for (const command of ["app", "mcp", "lsp"]) {
     if (!new RegExp(`^\\s+${command}\\b`, "m").test(help)) {
       say(`${command} --help: skipped, this build has no \`${command}\` command`);
       continue;

@@ -21,6 +21,7 @@ import { mountMcp } from "./mcp-server/http.js";
 import { mountOps, requestMiddleware } from "./ops.js";
 import { clusterFlush } from "./cluster-wire.js";
 import { webStatic } from "./web-static.js";
+import { mountHelp } from "./help.js";
 
 export type { HttpOptions } from "./middleware/guard.js";
 
@@ -76,7 +77,9 @@ export function createApp(deps: Deps, http: HttpOptions = {}): OpenAPIHono<Env> 
   if (http.apiToken !== undefined) app.use("*", remoteToken(http.apiToken));
   app.use("*", cookieCsrf());
   app.use("*", bodyLimit());
-  // The dashboard's files are public (its data comes from the API): served before the permission check.
+  // The check pages editors link (docs/checks, shipped in the package) and the dashboard's
+  // files are public (its data comes from the API): served before the permission check.
+  mountHelp(app);
   app.use("*", webStatic());
   app.use("*", actorMiddleware());
 

@@ -1,9 +1,9 @@
 /**
  * Imports point one way: core imports nothing of ours and nothing of the platform;
  * node (the shared disk helpers) imports core; server imports core and node; action
- * imports core and node; cli imports core, node and server. Bare-package imports that
- * would break the layering are refused too (a database or HTTP library in core, the
- * server's libraries in node).
+ * imports core and node; lsp (the language server) imports core and node; cli imports
+ * core, node, server and lsp. Bare-package imports that would break the layering are
+ * refused too (a database or HTTP library in core, the server's libraries in node).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -17,7 +17,8 @@ const ALLOWED: Record<string, string[]> = {
   server: ["server", "core", "node"],
   app: ["app", "server", "core", "node"],
   action: ["action", "core", "node"],
-  cli: ["cli", "core", "node", "server", "app"],
+  cli: ["cli", "core", "node", "server", "app", "lsp"],
+  lsp: ["lsp", "core", "node"],
 };
 
 /** Packages (and prefixes ending in `/`) a layer must not import. */
@@ -38,6 +39,7 @@ const FORBIDDEN: Record<string, string[]> = {
   core: [...SERVER_LIBRARIES, ...PLATFORM, "@actions/", "openai", "execa"],
   node: [...SERVER_LIBRARIES, "@actions/", "openai"],
   action: [...SERVER_LIBRARIES],
+  lsp: [...SERVER_LIBRARIES, "@actions/", "openai"],
 };
 
 function tsFiles(dir: string): string[] {

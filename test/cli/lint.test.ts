@@ -174,7 +174,9 @@ describe("spec-review lint", () => {
   it("prints help", () => {
     const r = cli("--help");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/--format <text\|json\|sarif>/);
+    expect(r.stdout).toMatch(/--format <format> +text \(default\), json, sarif, codeclimate/);
+    for (const flag of ["--output <file>", "--changed-since <ref>", "--no-specs-ok"])
+      expect(r.stdout).toContain(flag);
   });
 
   it("gives the same report with worker threads", () => {
