@@ -58512,6 +58512,45 @@ function anchorAt(doc, file, charStart, charEnd) {
     };
 }
 /** The anchor of the UTF-8 byte range `[start, end)` of the file. */
+/**
+ * The anchors of a CRLF doc as they read with its line ends as LF, for ids: a finding keeps
+ * its id in a checkout that turned LF into CRLF (git's autocrlf), so a waiver or a Code
+ * Quality fingerprint made on one matches on the other. Undefined for a doc without CRLF.
+ */
+function lfAnchorView(doc) {
+    const text = doc.text;
+    if (!text.includes("\r\n"))
+        return undefined;
+    const lf = text.replace(/\r\n/g, "\n");
+    const crs = [];
+    for (let i = text.indexOf("\r\n"); i >= 0; i = text.indexOf("\r\n", i + 2))
+        crs.push(i);
+    // The CRs before char c: each one shifts the LF text by one.
+    const toLf = (c) => {
+        let lo = 0;
+        let hi = crs.length;
+        while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (crs[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return c - lo;
+    };
+    return (a) => {
+        if (a.detached || a.end > doc.index.byteLength)
+            return a;
+        const s = toLf(doc.index.charOf(a.start));
+        const e = toLf(doc.index.charOf(a.end));
+        return {
+            ...a,
+            quote: a.quote.replace(/\r\n/g, "\n"),
+            prefix: safeText(lf.slice(contextStart(lf, s), s)),
+            suffix: safeText(lf.slice(e, contextEnd(lf, e))),
+        };
+    };
+}
 function anchorAtBytes(doc, file, start, end) {
     return anchorAt(doc, file, doc.index.charOf(start), doc.index.charOf(end));
 }
@@ -71679,10 +71718,11 @@ function dedupeFindings(findings, order, profile, docBytes) {
     findings.length = w;
 }
 /** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
-function assignIds(findings) {
+function assignIds(findings, doc) {
     const ids = new IdCounter();
+    const asLf = lfAnchorView(doc);
     for (const f of findings)
-        f.id = ids.make(findingKey(f.check, f.anchor));
+        f.id = ids.make(findingKey(f.check, asLf ? asLf(f.anchor) : f.anchor));
 }
 /** The sentences opening with `Assumption:`, anchored. */
 function engine_assumptions(doc, file) {
@@ -71837,7 +71877,7 @@ function lintDoc(doc, input, flags = {}) {
         f.category = safeText(f.category);
     }
     findings.sort((a, b) => a.anchor.start - b.anchor.start || order.get(a) - order.get(b) || a.anchor.end - b.anchor.end);
-    assignIds(findings);
+    assignIds(findings, doc);
     const result = {
         file,
         profile_key: profile.key,

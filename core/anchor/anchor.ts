@@ -91,6 +91,41 @@ export function anchorAt(doc: MarkdownDoc, file: string, charStart: number, char
 }
 
 /** The anchor of the UTF-8 byte range `[start, end)` of the file. */
+/**
+ * The anchors of a CRLF doc as they read with its line ends as LF, for ids: a finding keeps
+ * its id in a checkout that turned LF into CRLF (git's autocrlf), so a waiver or a Code
+ * Quality fingerprint made on one matches on the other. Undefined for a doc without CRLF.
+ */
+export function lfAnchorView(doc: MarkdownDoc): ((a: Anchor) => Anchor) | undefined {
+  const text = doc.text;
+  if (!text.includes("\r\n")) return undefined;
+  const lf = text.replace(/\r\n/g, "\n");
+  const crs: number[] = [];
+  for (let i = text.indexOf("\r\n"); i >= 0; i = text.indexOf("\r\n", i + 2)) crs.push(i);
+  // The CRs before char c: each one shifts the LF text by one.
+  const toLf = (c: number) => {
+    let lo = 0;
+    let hi = crs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (crs[mid]! < c) lo = mid + 1;
+      else hi = mid;
+    }
+    return c - lo;
+  };
+  return (a) => {
+    if (a.detached || a.end > doc.index.byteLength) return a;
+    const s = toLf(doc.index.charOf(a.start));
+    const e = toLf(doc.index.charOf(a.end));
+    return {
+      ...a,
+      quote: a.quote.replace(/\r\n/g, "\n"),
+      prefix: safeText(lf.slice(contextStart(lf, s), s)),
+      suffix: safeText(lf.slice(e, contextEnd(lf, e))),
+    };
+  };
+}
+
 export function anchorAtBytes(doc: MarkdownDoc, file: string, start: number, end: number): Anchor {
   return anchorAt(doc, file, doc.index.charOf(start), doc.index.charOf(end));
 }

@@ -4,7 +4,7 @@
  * file holds makes it throw: broken frontmatter, invalid UTF-8, a check that fails are
  * all reported as findings.
  */
-import { anchorAt, type Anchor } from "../anchor/anchor.js";
+import { anchorAt, lfAnchorView, type Anchor } from "../anchor/anchor.js";
 import { safeText } from "../anchor/safe-text.js";
 import { classifyMarkdown } from "../bundle/discover.js";
 import { parseMarkdown, type MarkdownDoc } from "../markdown/document.js";
@@ -183,9 +183,10 @@ function dedupeFindings(
 }
 
 /** Give each finding its stable id (findingKey: never the message), equal ones told apart by order. */
-function assignIds(findings: Finding[]): void {
+function assignIds(findings: Finding[], doc: MarkdownDoc): void {
   const ids = new IdCounter();
-  for (const f of findings) f.id = ids.make(findingKey(f.check, f.anchor));
+  const asLf = lfAnchorView(doc);
+  for (const f of findings) f.id = ids.make(findingKey(f.check, asLf ? asLf(f.anchor) : f.anchor));
 }
 
 /** The sentences opening with `Assumption:`, anchored. */
@@ -355,7 +356,7 @@ export function lintDoc(
   findings.sort(
     (a, b) => a.anchor.start - b.anchor.start || order.get(a)! - order.get(b)! || a.anchor.end - b.anchor.end,
   );
-  assignIds(findings);
+  assignIds(findings, doc);
   const result: LintResult = {
     file,
     profile_key: profile.key,

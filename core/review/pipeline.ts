@@ -16,8 +16,8 @@
  * run is cancelled (these stop every other step), or when a whole stage produced nothing
  * usable; the outcome keeps everything finished before.
  */
-import { findingKey } from "../lint/ids.js";
-import { buildCorpus, type CorpusSection } from "./corpus.js";
+import { lfAnchorView } from "../anchor/anchor.js";
+import { buildCorpus, type Corpus, type CorpusSection } from "./corpus.js";
 import { ReviewError, StepRunner } from "./steps.js";
 import { IdMaker, isLostAnswer, tolerant, type StageContext } from "./stages/context.js";
 import { askQuestions } from "./stages/questions.js";
@@ -87,7 +87,7 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     readers: Math.max(1, input.profile.readers),
     roles: input.roles,
     runner,
-    ids: new IdMaker(),
+    ids: idsFor(corpus),
     ...(input.grounding ? { grounding: input.grounding } : {}),
     plan: (stage, n) => {
       const pr = progress.get(stage)!;
@@ -117,7 +117,7 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
     // Judged concurrently: a finding's order among equal anchors comes from the list asked.
     const seen = new Map<string, number>();
     const nth = asked.map(({ anchor }) => {
-      const k = findingKey("build-question", anchor).join("\u0000");
+      const k = ctx.ids.key("build-question", anchor).join("\u0000");
       const n = seen.get(k) ?? 0;
       seen.set(k, n + 1);
       return n;
@@ -216,4 +216,10 @@ export async function runReview(input: ReviewInput): Promise<ReviewOutcome> {
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
+}
+
+/** Ids of the review's findings: the main doc's anchors read with CRLF as LF (lfAnchorView). */
+function idsFor(corpus: Corpus): IdMaker {
+  const asLf = lfAnchorView(corpus.main);
+  return new IdMaker(asLf ? (a) => (a.file === corpus.mainPath ? asLf(a) : a) : undefined);
 }

@@ -8,14 +8,24 @@ import type { AiFinding, AiStage, Grounding, ReviewEvent, ReviewRoles } from "..
 
 /** Ids that stay the same for the same text, told apart by order when equal. */
 export class IdMaker extends IdCounter {
+  /** `asKey`: the anchor as ids read it (the main doc's, with CRLF read as LF: lfAnchorView). */
+  constructor(private readonly asKey: (a: Anchor) => Anchor = (a) => a) {
+    super();
+  }
+
+  /** What a finding's id is made of (findingKey). */
+  key(check: string, anchor: Anchor): string[] {
+    return findingKey(check, this.asKey(anchor));
+  }
+
   /** A finding's id: what it is (check) and where (findingKey), never the model's wording. */
   finding(check: string, anchor: Anchor): string {
-    return this.make(findingKey(check, anchor));
+    return this.make(this.key(check, anchor));
   }
 
   /** The same, told apart by a given order (for findings made concurrently, whose arrival order varies). */
   nth(check: string, anchor: Anchor, n: number): string {
-    return stableId([...findingKey(check, anchor), String(n)]);
+    return stableId([...this.key(check, anchor), String(n)]);
   }
 }
 

@@ -64,6 +64,14 @@ describe("lintBundle", () => {
     expect(edited[0]!.anchor.start).toBeGreaterThan(a[0]!.anchor.start);
   });
 
+  it("gives a CRLF checkout of a doc the same ids as its LF one (git autocrlf)", () => {
+    const text = `${named}# T\n\n## Goals\n\nShip the export.\nTBD: the limit,\nthen TBD again.\n\n## Requirements\n\nTODO\n`;
+    const a = lint(text).findings;
+    const b = lint(text.replace(/\n/g, "\r\n")).findings;
+    expect(a.length).toBeGreaterThan(2);
+    expect(b.map((f) => [f.check, f.id])).toEqual(a.map((f) => [f.check, f.id]));
+  });
+
   it("reports malformed frontmatter as a finding at its line, and goes on", () => {
     const text = "---\ntype: prd\nsize: standard\ntitle: x\n  bad: indent\n---\n# T\n\nTBD\n";
     const r = lint(text);

@@ -29,17 +29,17 @@ function rewording(client: ModelClient): ModelClient {
   };
 }
 
-async function review(client: ModelClient) {
+async function review(client: ModelClient, text = SPEC) {
   const role = { client, model: "m" };
   const input: ReviewInput = {
-    bundle: { files: [{ path: "spec.md", text: SPEC }], mainPath: "spec.md", linked: [] },
+    bundle: { files: [{ path: "spec.md", text }], mainPath: "spec.md", linked: [] },
     profile: { key: "prd", title: "PRD", radar: ["clarity"], readers: 3, build_questions: [], guidance: "" },
     roles: { reviewer: role, reader: role, judge: role },
     parallel: 4,
     now: () => performance.now(),
     sleep: () => Promise.resolve(),
   };
-  return (await runReview(input)).findings.filter((f) => f.check === "ai-review");
+  return (await runReview(input)).findings.filter((f) => f.check !== "lint");
 }
 
 describe("AI finding ids", () => {
@@ -49,5 +49,13 @@ describe("AI finding ids", () => {
     expect(first.length).toBeGreaterThan(0);
     expect(again.map((f) => f.message)).not.toEqual(first.map((f) => f.message));
     expect(again.map((f) => f.id)).toEqual(first.map((f) => f.id));
+  });
+
+  it("are the same for a CRLF checkout of the doc (git autocrlf)", async () => {
+    const lf = SPEC.replace(/\r\n/g, "\n");
+    const first = await review(scriptedClient(), lf);
+    const crlf = await review(scriptedClient(), lf.replace(/\n/g, "\r\n"));
+    expect(first.length).toBeGreaterThan(0);
+    expect(crlf.map((f) => [f.check, f.id])).toEqual(first.map((f) => [f.check, f.id]));
   });
 });
