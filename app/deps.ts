@@ -1,5 +1,7 @@
 /** What the App's handlers are given (tests inject their own): the service graph's parts and the ports. */
+import type { Profile } from "../core/profile/schema.js";
 import type { Db } from "../server/db/index.js";
+import type { Metrics } from "../server/metrics.js";
 import type { Clock, Logger } from "../server/deps.js";
 import type { RepohostSources } from "../server/repohost/sources.js";
 import type { BundleStore } from "../server/store/types.js";
@@ -35,4 +37,16 @@ export interface AppDeps {
    * it, approvals decide nothing.
    */
   waivers?: { store: BundleStore; area: WaiverArea };
+  /** The workspace's profiles (the service's): a pull request's check takes them between the built-ins and the base branch's. */
+  profiles?: { list(): Profile[] };
+  /** Deliveries redelivered, reconciliation passes (server/metrics.ts). */
+  metrics?: Metrics;
+  /**
+   * How a delivery's handler run is recorded (app/deliveries.ts): this process's id, whether
+   * it is the only process on the database (the embedded one), and when an unfinished run
+   * counts as killed.
+   */
+  deliveries?: { worker: string; exclusive: boolean; staleMs: number };
+  /** The App's slug, how people address it on a pull request (`@<slug>`); default: read from GitHub, else `spec-review`. */
+  appSlug?: string;
 }

@@ -3,7 +3,8 @@
  * no workspace, so it writes to a temporary folder the files the lint needs and nothing
  * more: the markdown of every folder above a changed path (to find which bundle the change
  * touches), every file of those bundles, and the repository's own profiles
- * (`.spec-review/profiles/`). Files come from git by blob id.
+ * (`.spec-review/profiles/`) and configuration (`.spec-review/config.yaml`). Files come from
+ * git by blob id.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,6 +65,7 @@ export async function partialCheckout(
         (f) =>
           whole.some((b) => isUnder(f.path, b)) ||
           f.path.startsWith(".spec-review/profiles/") ||
+          f.path === ".spec-review/config.yaml" ||
           (bundleFolders.has(".") && changed.includes(f.path)),
       ),
     );

@@ -12,6 +12,7 @@ import { posix } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Anchor } from "../core/anchor/anchor.js";
+import type { Profile } from "../core/profile/schema.js";
 import { completeCheckRun, type ChecksClient, type RepoRef } from "../node/pr/checks.js";
 import type { ActionFinding, BundleResult } from "../node/pr/lint.js";
 import { annotationsOf, conclusionOf, headline } from "../node/pr/report.js";
@@ -26,7 +27,7 @@ import { and, eq, inArray, lt, ne, sql } from "drizzle-orm";
 
 /** What the App needs of the service for a full review. */
 export interface FullReviewDeps {
-  review: Pick<ReviewService, "roles" | "estimateFiles" | "adhoc">;
+  review: Pick<ReviewService, "roles" | "estimateFiles" | "adhoc" | "ask">;
   budget: Pick<Budget, "remaining">;
   clock: Clock;
   logger: Logger;
@@ -85,6 +86,8 @@ export function readBundles(root: string, results: readonly BundleResult[]): Pul
 export async function planFullReview(
   deps: FullReviewDeps,
   bundles: readonly PullBundle[],
+  /** The pull request's profiles (app/pr-profiles.ts); none: the service's. */
+  profiles?: readonly Profile[],
 ): Promise<FullReviewPlan> {
   if (bundles.length === 0) return { kind: "none" };
   try {
@@ -99,7 +102,7 @@ export async function planFullReview(
   }
   let tokens = 0;
   for (const b of bundles) {
-    const e = await deps.review.estimateFiles(b.files, b.mainPath);
+    const e = await deps.review.estimateFiles(b.files, b.mainPath, profiles);
     tokens += e.tokens_in + e.tokens_out;
   }
   const left = await deps.budget.remaining(deps.clock.now());
@@ -448,9 +451,11 @@ export async function runFullReview(
     comment?: (results: readonly BundleResult[]) => Promise<void>;
   },
   signal: AbortSignal,
+  /** The pull request's profiles (app/pr-profiles.ts); none: the service's. */
+  profiles?: readonly Profile[],
 ): Promise<void> {
   try {
-    await reviewAndComplete(gh, deps, target, bundles, report, signal);
+    await reviewAndComplete(gh, deps, target, bundles, report, signal, profiles);
   } catch (err) {
     // Completing the check failed too (GitHub refused): nothing more can be said there.
     deps.logger.error("completing a pull request's check failed", {
@@ -468,6 +473,7 @@ async function reviewAndComplete(
   bundles: readonly PullBundle[],
   report: Parameters<typeof runFullReview>[4],
   signal: AbortSignal,
+  profiles: readonly Profile[] | undefined,
 ): Promise<void> {
   const { ref, checkRunId } = target;
   try {
@@ -487,7 +493,7 @@ async function reviewAndComplete(
           full: true,
         },
         `github:${ref.owner}/${ref.repo}#${target.number}`,
-        { signal },
+        { signal, ...(profiles ? { profiles } : {}) },
       );
       results.push(fullResult(b, r));
       if (deps.publicUrl !== undefined)

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
-import { createNodeMiddleware, Probot } from "probot";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import { createApp } from "../server/app.js";
 import { systemClock } from "../server/deps.js";
 import { firstAdminInvite, firstAdminLine } from "../server/auth/first-admin.js";
@@ -16,7 +16,12 @@ import { packageRoot } from "../server/paths.js";
 import { apiUrlFromEnv } from "../server/repohost/github.js";
 import { createServices } from "../server/services.js";
 import specReview from "./index.js";
+import { throttledOctokit } from "./throttle.js";
 import { PullReviews } from "./pr-review.js";
+import { HANDLER_STALE_MS } from "./deliveries.js";
+import type { AppDeps } from "./deps.js";
+import { appAuth } from "./main.js";
+import { Reconciler } from "./reconcile.js";
 import type { ThreadSink } from "./threads-port.js";
 import { githubReplies, serviceThreadSink } from "./threads-sink.js";
 
@@ -71,7 +76,8 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
     logger,
     catchUp: true,
     worker: { exclusive: !opts.databaseUrl },
-    repohost: { apiUrl },
+    // Token-read sources are polled, rate-limited ones resumed (server/repohost/poll.ts).
+    repohost: { apiUrl, poll: {} },
     ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
   });
   try {
@@ -83,6 +89,8 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       secret: opts.webhookSecret,
       baseUrl: apiUrl,
       logLevel: opts.debug ? "debug" : "warn",
+      // GitHub's rate limits as it documents them, an installation's requests one at a time (app/throttle.ts).
+      Octokit: throttledOctokit(ProbotOctokit, logger, repohost.observer),
     });
     // Messages posted in the service into threads a review comment opened reply on GitHub.
     const stopReplies = opts.threads ? () => {} : githubReplies(services, repohost);
@@ -93,25 +101,27 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       logger,
       exclusive: !opts.databaseUrl,
     });
-    const webhooks = await createNodeMiddleware(
-      specReview({
-        db: services.db,
-        clock: services.clock,
-        logger,
-        repohost,
-        threads: opts.threads ?? serviceThreadSink(services),
-        builtinProfilesDir: join(packageRoot(), "profiles"),
-        checkName: "Build Ready",
-        serverUrl: serverUrlOf(apiUrl),
-        apiUrl,
-        review: services.review,
-        budget: services.budget,
-        ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
-        pullReviews,
-        waivers: { store: services.store, area: services.waivers },
-      }),
-      { probot, webhooksPath: WEBHOOKS_PATH },
-    );
+    const deps: AppDeps = {
+      db: services.db,
+      clock: services.clock,
+      logger,
+      repohost,
+      threads: opts.threads ?? serviceThreadSink(services),
+      builtinProfilesDir: join(packageRoot(), "profiles"),
+      checkName: "Build Ready",
+      serverUrl: serverUrlOf(apiUrl),
+      apiUrl,
+      review: services.review,
+      budget: services.budget,
+      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+      pullReviews,
+      waivers: { store: services.store, area: services.waivers },
+      profiles: services.profiles,
+      metrics: services.metrics,
+      // On the embedded database this is the only process: a handler run it did not start was killed.
+      deliveries: { worker: pullReviews.id, exclusive: !opts.databaseUrl, staleMs: HANDLER_STALE_MS },
+    };
+    const webhooks = await createNodeMiddleware(specReview(deps), { probot, webhooksPath: WEBHOOKS_PATH });
     const api = getRequestListener(
       createApp(services, {
         allowedHosts: [opts.host],
@@ -141,6 +151,9 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       webhooks: WEBHOOKS_PATH,
       github: apiUrl,
     });
+    // Nothing missed while it was down: a pass now that redeliveries can reach it, then every 5 minutes.
+    const reconciler = new Reconciler(appAuth(probot), deps);
+    reconciler.start();
     const url = `http://${host}:${port}`;
     const startLine = `spec-review app listening on ${url} (API /api/v1, webhooks ${WEBHOOKS_PATH})`;
     const invite = await firstAdminInvite(services);
@@ -165,6 +178,7 @@ export async function startApp(opts: AppServerOptions): Promise<RunningApp> {
       close: async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         stopReplies();
+        await reconciler.stop();
         // Reviews still running complete their checks as cancelled before the database closes.
         await pullReviews.stop();
         await services.close();

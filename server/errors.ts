@@ -158,6 +158,10 @@ export const ERROR_CODES = {
   repohost_not_configured: { status: 409, title: "No repohost token or App installation reads this repo" },
   repohost_token_rejected: { status: 400, title: "The repo host refused the token" },
   repohost_unreachable: { status: 502, title: "The repo host could not be reached or answered an error" },
+  repohost_rate_limited: {
+    status: 503,
+    title: "The repo host's rate limit asks to wait; the read resumes by itself",
+  },
   bad_source_url: { status: 400, title: "The source URL does not name a repo, branch or folder" },
   source_exists: { status: 409, title: "A source already reads that repo, branch and folder" },
   no_draft: { status: 409, title: "The bundle has no draft" },

@@ -56,6 +56,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The App's reconciliation (app/reconcile.ts): deliveries it asked GitHub to send again. */
+  readonly deliveriesRedelivered = new Counter({
+    name: "spec_review_deliveries_redelivered_total",
+    help: "Webhook deliveries the App's reconciliation asked GitHub to redeliver, by event",
+    labelNames: ["event"] as const,
+    registers: [this.registry],
+  });
+  /** The App's reconciliation passes, by outcome (done, skipped: another instance held the lease, failed). */
+  readonly reconcilePasses = new Counter({
+    name: "spec_review_reconcile_passes_total",
+    help: "Reconciliation passes of the GitHub App, by outcome (done, skipped, failed)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Db, opts: { defaults?: boolean } = {}) {
     new Gauge({
       name: "spec_review_runs",

@@ -332,9 +332,9 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   listSources:
     "The repos, branches and folders the service reads bundles from, each with its bundle count, last commit read and last sync error.",
   createSource:
-    "Makes a source from a source URL (a repo, a branch, a folder) and reads it before answering: each folder with a spec doc becomes a bundle whose versions are the commits touching it; it is kept in step with the branch. Nothing is kept when the first read fails. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `source_exists`, `repohost_not_configured`; 502 `repohost_unreachable`.",
+    "Makes a source from a source URL (a repo, a branch, a folder) and reads it before answering: each folder with a spec doc becomes a bundle whose versions are the commits touching it (past 20 new bundles, one version each, the commit read); it is kept in step with the branch. Nothing is kept when the first read fails; a read the repo host's rate limit stops midway keeps the source, `sync_state: waiting_rate_limit`, and resumes by itself. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `source_exists`, `repohost_not_configured`; 502 `repohost_unreachable`; 503 `repohost_rate_limited` (nothing kept; `retry_after`).",
   resolveSource:
-    "Reads a source URL and says what it names (repo, branch, folder, the bundles a source would read, and how many markdown files name no type) before the source is made. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.",
+    "Reads a source URL and says what it names (repo, branch, folder, the bundles a source would read, and how many markdown files name no type) before the source is made. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`; 503 `repohost_rate_limited` (`retry_after`).",
   deleteSource:
     "Stops reading a source; its bundles are archived (read-only, kept with their history), never deleted from the repo. Errors: 404 `not_found`.",
   listSourceSkipped:
@@ -344,7 +344,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   openMappingPullRequest:
     "Opens a pull request that writes the accepted types into the repo's `.spec-review/config.yaml`, so the repo itself names them. Errors: 409 `no_accepted_types`, `repo_config_invalid`, `repohost_not_configured`; 502 `repohost_unreachable`.",
   syncSource:
-    "Reads the source's branch now rather than at the next push: new commits become versions, new folders bundles; a draft whose files the branch changed is marked `ahead`. Errors: 404 `not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.",
+    "Reads the source's branch now rather than at the next push: new commits become versions, new folders bundles; a draft whose files the branch changed is marked `ahead`. While the repo host's rate limit asks to wait (`resume_at`), it sends nothing and answers 202 with `sync_state: waiting_rate_limit`; the read resumes by itself when the wait is over. Errors: 404 `not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.",
   publishDraft:
     "Publishes the draft of a repohost bundle: a branch, a commit with `message` and a pull request against the source's branch; the answer holds its URL. Errors: 409 `no_draft`, `draft_conflict` (the branch changed the same files; `files` lists them), `repohost_not_configured`; 502 `repohost_unreachable`.",
   discardDraft:

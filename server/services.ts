@@ -231,8 +231,10 @@ export async function createServices(config: ServicesConfig): Promise<Services> 
         ? createRepohost({
             ...{ db, box, clock, logger, primary, config: config.repohost },
             limits: limitsFrom(settings),
+            registry: metrics.registry,
           })
         : undefined;
+    if (repohost) undo.push(() => repohost.poller.stop());
     const store: BundleStore = repohost?.store ?? primary;
     // Large docs are linted, rendered, diffed and exported on worker threads, off the request loop.
     const heavy = new HeavyPool();

@@ -108,6 +108,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     // Full reviews: this process is the only one on a local database, so a run left running is requeued at once.
     worker: { exclusive: !opts.databaseUrl },
     processMetrics: true,
+    // Hosted mode: token-read sources are polled, rate-limited ones resumed (server/repohost/poll.ts).
+    ...(mode === "hosted" ? { repohost: { poll: {} } } : {}),
   });
   // Who may reach the server: the listen host (and loopback names); more with SPEC_REVIEW_ALLOWED_HOSTS.
   const http: HttpOptions = {

@@ -7,6 +7,7 @@
  * A failure anywhere posts the check as failed with the reason.
  */
 import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
 import {
   commentMarker,
   completeCheckRun,
@@ -17,7 +18,8 @@ import {
   type ChecksClient,
 } from "../../node/pr/checks.js";
 import type { BundleResult } from "../../node/pr/lint.js";
-import { lintTouched, loadLayers, profileLayers } from "../../node/pr/lint.js";
+import { lintTouched } from "../../node/pr/lint.js";
+import { appPullChecks } from "../../server/db/schema.js";
 import {
   annotationsOf,
   checkSummary,
@@ -27,8 +29,11 @@ import {
   type ReportContext,
 } from "../../node/pr/report.js";
 import { partialCheckout, type TreeFile } from "../pr-checkout.js";
-import { planFullReview, readBundles, runFullReview } from "../pr-review.js";
+import { planFullReview, readBundles, runFullReview, type FullReviewPlan } from "../pr-review.js";
+import { configNote, pullProfiles, withBaseConfig } from "../pr-profiles.js";
 import type { AppDeps } from "../deps.js";
+import type { GitHubApi } from "../../server/repohost/github.js";
+import { commitFiles, pullFiles } from "../pr-files.js";
 
 /** The slice of Probot's Octokit this handler calls (the rest goes through node/pr/checks.ts). */
 export interface PullOctokit extends ChecksClient {
@@ -42,6 +47,26 @@ export interface PullEvent {
   headSha: string;
   /** The App's installation on the repo (a review left in flight is settled through it). */
   installationId: number;
+  /**
+   * The base branch's commit (else its name): its `.spec-review/` configures the check
+   * (app/pr-profiles.ts). Neither: the head's own, as before.
+   */
+  baseSha?: string;
+  baseRef?: string;
+  /** The pull request's files when the caller read them already. */
+  changed?: readonly string[];
+  /** The lint alone, whatever the models and budget (`@spec-review lint`). */
+  lintOnly?: boolean;
+}
+
+/** What a check of a pull request came to (a command's reply says it). */
+export interface PullChecked {
+  checkRunId?: number;
+  docs: number;
+  headline: string;
+  plan: FullReviewPlan["kind"];
+  /** The plan's line (why the full review did not run, or that it runs). */
+  note?: string;
 }
 
 /**
@@ -50,41 +75,30 @@ export interface PullEvent {
  */
 export interface Resume {
   checkRunId: number;
-  /** Its pr_reviews row, claimed by this instance. */
-  rowId: string;
+  /** Its pr_reviews row, claimed by this instance (none: a check re-run in place). */
+  rowId?: string;
 }
 
-async function changedFiles(gh: PullOctokit, ev: PullEvent): Promise<string[]> {
-  const out = new Set<string>();
-  for (let page = 1; ; page++) {
-    const { data } = await gh.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
-      owner: ev.owner,
-      repo: ev.repo,
-      pull_number: ev.number,
-      per_page: 100,
-      page,
-    });
-    const files = data as Array<{ filename: string; previous_filename?: string }>;
-    for (const f of files) {
-      out.add(f.filename);
-      if (f.previous_filename) out.add(f.previous_filename);
-    }
-    if (files.length < 100) return [...out];
-  }
+/** The files the pull request changes: every page (Link), and past GitHub's cap the compare or the trees (app/pr-files.ts). */
+export function changedFiles(
+  gh: PullOctokit,
+  ev: PullEvent,
+  repoClient?: () => Promise<GitHubApi>,
+): Promise<string[]> {
+  return pullFiles(gh, ev, repoClient);
 }
 
-async function headTree(gh: PullOctokit, ev: PullEvent): Promise<TreeFile[]> {
-  const { data } = await gh.request("GET /repos/{owner}/{repo}/git/trees/{tree_sha}", {
-    owner: ev.owner,
-    repo: ev.repo,
-    tree_sha: ev.headSha,
-    recursive: "1",
-  });
-  const tree = (data as { tree: Array<{ path: string; type: string; sha: string }> }).tree;
-  return tree.filter((e) => e.type === "blob").map((e) => ({ path: e.path, sha: e.sha }));
+/** A commit's files: its tree, or its archive when GitHub truncates the tree (app/pr-files.ts). */
+export function treeOf(
+  gh: PullOctokit,
+  ev: PullEvent,
+  sha: string,
+  repoClient?: () => Promise<GitHubApi>,
+): Promise<TreeFile[]> {
+  return commitFiles(gh, ev, sha, repoClient);
 }
 
-async function readBlob(gh: PullOctokit, ev: PullEvent, sha: string): Promise<Uint8Array> {
+export async function readBlob(gh: PullOctokit, ev: PullEvent, sha: string): Promise<Uint8Array> {
   const { data } = await gh.request("GET /repos/{owner}/{repo}/git/blobs/{file_sha}", {
     owner: ev.owner,
     repo: ev.repo,
@@ -99,12 +113,49 @@ function checkRunPage(deps: AppDeps, ev: PullEvent, id: number): string {
   return `${deps.serverUrl}/${ev.owner}/${ev.repo}/runs/${id}`;
 }
 
+/** Write down the check posted on a pull request's head (a head is checked once: app/reconcile.ts). */
+async function recordCheck(deps: AppDeps, ev: PullEvent, checkRunId: number): Promise<void> {
+  await deps.db
+    .insert(appPullChecks)
+    .values({
+      owner: ev.owner,
+      repo: ev.repo,
+      pullNumber: ev.number,
+      headSha: ev.headSha,
+      checkRunId,
+      createdAt: deps.clock.now(),
+    })
+    .onConflictDoUpdate({
+      target: [appPullChecks.owner, appPullChecks.repo, appPullChecks.pullNumber, appPullChecks.headSha],
+      set: { checkRunId },
+    });
+}
+
+/** The check the App posted on this head of the pull request, if any. */
+export async function checkOfHead(
+  deps: Pick<AppDeps, "db">,
+  ev: Pick<PullEvent, "owner" | "repo" | "number" | "headSha">,
+): Promise<number | undefined> {
+  const [row] = await deps.db
+    .select({ id: appPullChecks.checkRunId })
+    .from(appPullChecks)
+    .where(
+      and(
+        eq(appPullChecks.owner, ev.owner),
+        eq(appPullChecks.repo, ev.repo),
+        eq(appPullChecks.pullNumber, ev.number),
+        eq(appPullChecks.headSha, ev.headSha),
+      ),
+    );
+  return row?.id;
+}
+
 export async function checkPullRequest(
   gh: PullOctokit,
   ev: PullEvent,
   deps: AppDeps,
   resume?: Resume,
-): Promise<void> {
+): Promise<PullChecked | undefined> {
   const ref = { owner: ev.owner, repo: ev.repo };
   const checkName = deps.checkName;
   // A review still running for an older head of this pull request stops (its check says so).
@@ -117,28 +168,36 @@ export async function checkPullRequest(
   // The review's row while it is written down but not yet running (a failure removes it).
   let held: string | undefined = resume?.rowId;
   try {
-    const changed = await changedFiles(gh, ev);
-    const tree = await headTree(gh, ev);
+    // Past GitHub's caps the archive is read through the installation's repo client (app/pr-files.ts).
+    const repoClient = () => deps.repohost.clientForRepo(ev.owner, ev.repo, ev.installationId);
+    const changed = ev.changed ? [...ev.changed] : await changedFiles(gh, ev, repoClient);
+    const base = ev.baseSha ?? ev.baseRef;
+    // The configuration and profiles are the base branch's: the pull request's own wait for the merge.
+    const tree = withBaseConfig(
+      await treeOf(gh, ev, ev.headSha, repoClient),
+      base !== undefined ? await treeOf(gh, ev, base, repoClient) : undefined,
+    );
     checkout = await partialCheckout(tree, changed, (sha) => readBlob(gh, ev, sha));
-    const layers = profileLayers(checkout.root, undefined, deps.builtinProfilesDir);
-    const { profiles } = loadLayers(layers, checkout.root);
+    const { profiles, label } = pullProfiles(checkout.root, deps.builtinProfilesDir, deps.profiles?.list());
     const results = lintTouched(checkout.root, { changed, profiles });
     const report: ReportContext = {
       scope: `the bundles pull request #${ev.number} touches`,
-      profiles: layers.length > 1 ? "the built-in and `.spec-review/profiles`" : "the built-in",
+      profiles: label,
       notes: [],
       base: { serverUrl: deps.serverUrl, owner: ev.owner, repo: ev.repo, sha: ev.headSha },
     };
     const bundles = readBundles(checkout.root, results);
-    const plan = await planFullReview(deps, bundles);
-    // The full review reads the pull request's files with the service's profiles.
+    const plan: FullReviewPlan = ev.lintOnly
+      ? { kind: "none" }
+      : await planFullReview(deps, bundles, profiles);
+    // The full review reads the pull request's files with the same profiles.
     const fullReport: ReportContext = {
       ...report,
       action: "Reviewed in full (the lint and the models)",
-      profiles: "the service's",
     };
+    const config = base !== undefined ? configNote(changed, ev.baseRef) : undefined;
     const summary = (rs: readonly BundleResult[], notes: readonly string[], full = false) =>
-      [checkSummary(rs, full ? fullReport : report), ...notes].join("\n\n");
+      [checkSummary(rs, full ? fullReport : report), ...notes, ...(config ? [config] : [])].join("\n\n");
     const notes = plan.kind === "none" ? [] : [plan.note];
     if (plan.kind === "run") {
       const started = {
@@ -153,7 +212,10 @@ export async function checkPullRequest(
           status: "in_progress",
           output: started,
         } as never);
-      else run = await startCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...started });
+      else {
+        run = await startCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...started });
+        await recordCheck(deps, ev, run.id);
+      }
       held = await deps.pullReviews.hold(
         {
           ref,
@@ -172,7 +234,10 @@ export async function checkPullRequest(
         annotations: annotationsOf(results),
       };
       if (run) await completeCheckRun(gh, ref, run.id, lint);
-      else run = await postCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...lint });
+      else {
+        run = await postCheckRun(gh, ref, { name: checkName, headSha: ev.headSha, ...lint });
+        await recordCheck(deps, ev, run.id);
+      }
     }
     const checkRun = run;
     const marker = commentMarker(checkName);
@@ -213,6 +278,7 @@ export async function checkPullRequest(
             comment: async (rs) => void (await comment(rs, true)),
           },
           signal,
+          profiles,
         ),
       );
       held = undefined;
@@ -221,6 +287,13 @@ export async function checkPullRequest(
       await deps.pullReviews.release(held);
       held = undefined;
     }
+    return {
+      checkRunId: checkRun.id,
+      docs: results.length,
+      headline: headline(results),
+      plan: plan.kind,
+      ...(plan.kind !== "none" ? { note: plan.note } : {}),
+    };
   } catch (err) {
     try {
       await failedCheck(gh, ref, ev.headSha, checkName, err, deps, run?.id);
@@ -230,6 +303,7 @@ export async function checkPullRequest(
       throw failed;
     }
     if (held !== undefined) await deps.pullReviews.release(held);
+    return undefined;
   } finally {
     checkout?.remove();
   }

@@ -7,6 +7,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { bundles, docs, repohostBundles, repohostSources } from "../../server/db/schema.js";
 import type { AppDeps } from "../deps.js";
 import { commentAuthor } from "../people.js";
+import { parseCommand } from "../commands.js";
 
 export interface ReviewCommentEvent {
   owner: string;
@@ -59,6 +60,8 @@ export async function docOfPath(deps: AppDeps, owner: string, repo: string, path
 export async function onReviewComment(
   ev: ReviewCommentEvent,
   deps: AppDeps,
+  /** The App's slug: a comment starting with `@<slug>` is addressed to the AI. */
+  slug = "spec-review",
 ): Promise<"thread" | "reply" | "ignored"> {
   const c = ev.comment;
   const author = await commentAuthor(deps.db, c.user.login, c.user.email, c.author_association);
@@ -77,7 +80,7 @@ export async function onReviewComment(
     author,
     commentId: c.id,
     pullNumber: ev.pullNumber,
-    toAi: /^@spec-review\b/i.test(c.body.trimStart()),
+    toAi: parseCommand(c.body, slug) !== undefined,
   });
   return "thread";
 }

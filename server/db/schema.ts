@@ -978,6 +978,19 @@ export const repohostSources = pgTable("repohost_sources", {
   etag: text("etag"),
   lastSyncedAt: ts("last_synced_at"),
   syncError: text("sync_error"),
+  /**
+   * `idle`, `syncing`, `waiting_rate_limit` (the repo host said to wait: `resume_at`) or
+   * `error` (`sync_error` says why). Shared by every instance (server/repohost/rate-limit.ts).
+   */
+  syncState: text("sync_state").notNull().default("idle"),
+  /** No call to the repo host for this source before this time (a rate limit's wait). */
+  resumeAt: ts("resume_at"),
+  /** Secondary rate limits in a row without `retry-after`: the next wait doubles. */
+  rateLimitStrikes: integer("rate_limit_strikes").notNull().default(0),
+  /** The instance syncing it holds it until then (polling and resuming: one instance at a time). */
+  leaseUntil: ts("lease_until"),
+  /** The ETag of the branch ref's last answer: any instance sends it, so an unchanged branch is a 304. */
+  refEtag: text("ref_etag"),
   /** Types accepted for skipped docs, held in the service: path -> profile key. */
   accepted: jsonb("accepted").$type<Record<string, string>>().notNull().default({}),
   createdAt: ts("created_at").notNull(),
@@ -1019,10 +1032,66 @@ export const repohostVersions = pgTable("repohost_versions", {
 
 /** Webhook deliveries handled, so a redelivery does nothing twice. */
 export const repohostDeliveries = pgTable("repohost_deliveries", {
+  /** GitHub's `X-GitHub-Delivery` guid (a redelivery keeps it). */
   id: text("id").primaryKey(),
   event: text("event").notNull(),
   receivedAt: ts("received_at").notNull(),
+  /** The latest run of its handler: when it started, on which instance, how many runs so far. */
+  startedAt: ts("started_at"),
+  worker: text("worker"),
+  attempts: integer("attempts").notNull().default(1),
+  /** Set when a handler run finished: only then is the delivery done (app/deliveries.ts). */
+  finishedAt: ts("finished_at"),
+  /** Set when the last run failed (its redelivery runs again). */
+  failedAt: ts("failed_at"),
+  /** When the reconciliation asked GitHub to deliver it again (once: app/reconcile.ts). */
+  redeliveredAt: ts("redelivered_at"),
+  /** `repository`: a redelivered push that stands for every missed push of its repository. */
+  scope: text("scope"),
 });
+
+/**
+ * The App's reconciliation (app/reconcile.ts): one row, its lease (one instance at a time)
+ * and where the last pass got to: the newest delivery it settled (GitHub's clock) and when
+ * it last looked at pull requests.
+ */
+export const appReconcile = pgTable("app_reconcile", {
+  id: text("id").primaryKey(),
+  holder: text("holder"),
+  leaseUntil: ts("lease_until"),
+  /** GitHub's `delivered_at` of the newest delivery every older one of which is settled. */
+  since: ts("since"),
+  lastPassAt: ts("last_pass_at"),
+  /** A pass left a gap (a redelivery that did not finish): the next checks heads and pulls. */
+  safetyNet: boolean("safety_net").notNull().default(false),
+});
+
+/** The Build Ready checks the App posted, by pull request head: a head is checked once. */
+export const appPullChecks = pgTable(
+  "app_pull_checks",
+  {
+    owner: text("owner").notNull(),
+    repo: text("repo").notNull(),
+    pullNumber: integer("pull_number").notNull(),
+    headSha: text("head_sha").notNull(),
+    checkRunId: bigint("check_run_id", { mode: "number" }).notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.repo, t.pullNumber, t.headSha] })],
+);
+
+/** Comments addressed to the App (`@<app-slug> …`) it answered: each once (app/commands.ts). */
+export const appCommentAnswers = pgTable(
+  "app_comment_answers",
+  {
+    /** `issue` (the pull request's conversation) or `review` (a review comment). */
+    kind: text("kind").notNull(),
+    commentId: bigint("comment_id", { mode: "number" }).notNull(),
+    command: text("command").notNull(),
+    answeredAt: ts("answered_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.commentId] })],
+);
 
 /**
  * Which thread a GitHub review comment opened or was carried into, and where it is on

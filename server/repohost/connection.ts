@@ -10,6 +10,7 @@ import { ApiError } from "../errors.js";
 import type { SecretBox } from "../models/secrets.js";
 import { registerSecret } from "../redact.js";
 import { GitHubApi, GitHubError, asApiError, type GitHubApiOptions } from "./github.js";
+import type { RateLimitObserver } from "./rate-limit.js";
 
 const ROW = "default";
 /** Associated data the token is sealed with: a sealed value copied elsewhere does not open. */
@@ -30,6 +31,7 @@ export class RepohostConnection {
     private readonly defaultApiUrl: string,
     private readonly now: () => Date,
     private readonly fetcher?: GitHubApiOptions["fetch"],
+    private readonly observer?: RateLimitObserver,
   ) {}
 
   async view(): Promise<ConnectionView> {
@@ -93,6 +95,9 @@ export class RepohostConnection {
       baseUrl: row.apiUrl,
       token: () => Promise.resolve(token),
       fetch: this.fetcher,
+      who: "token",
+      now: this.now,
+      ...(this.observer ? { observer: this.observer } : {}),
     });
     this.cached = { sealed: row.tokenSealed + row.apiUrl, api };
     return api;

@@ -13,9 +13,12 @@ import { bundles, repohostBundles, repohostSources } from "../db/schema.js";
 import type { Clock } from "../deps.js";
 import { ApiError, NotFoundError } from "../errors.js";
 import type { RepohostConnection } from "./connection.js";
+import { filesAt, readArchive } from "./archive.js";
 import { asApiError, GitWriter, type GitHubApi } from "./github.js";
 import { REPO_CONFIG_PATH, withTypes } from "./config.js";
 import { parseSourceUrl, type SourceRef } from "./source-url.js";
+import type { SourcePoller } from "./poll.js";
+import type { RateLimitObserver } from "./rate-limit.js";
 import type { RepohostStore, SourceRow } from "./store.js";
 
 /** The App's side, when it runs: the installation on a repo and a client on its token. */
@@ -34,6 +37,8 @@ export interface SourceView {
   last_synced_at?: string;
   last_commit?: string;
   sync_error?: string;
+  sync_state: "idle" | "syncing" | "waiting_rate_limit" | "error";
+  resume_at?: string;
   created_at: string;
 }
 
@@ -42,6 +47,10 @@ const decoder = new TextDecoder();
 export class RepohostSources {
   /** Set by the App when it runs in this process. */
   app: InstallationAccess | undefined;
+  /** The rate-limit metrics, for the clients the App makes (server/repohost/metrics.ts). */
+  observer: RateLimitObserver | undefined;
+  /** Polls token-read sources and resumes rate-limited ones (poll.ts). */
+  poller: SourcePoller | undefined;
 
   constructor(
     private readonly db: Db,
@@ -84,6 +93,10 @@ export class RepohostSources {
       ...(source.lastSyncedAt ? { last_synced_at: source.lastSyncedAt.toISOString() } : {}),
       ...(source.lastCommit ? { last_commit: source.lastCommit } : {}),
       ...(source.syncError ? { sync_error: source.syncError } : {}),
+      sync_state: source.syncState as SourceView["sync_state"],
+      ...(source.resumeAt && source.syncState === "waiting_rate_limit"
+        ? { resume_at: source.resumeAt.toISOString() }
+        : {}),
       created_at: source.createdAt.toISOString(),
     };
   }
@@ -135,7 +148,7 @@ export class RepohostSources {
       const info = await api.repo(ref.owner, ref.repo);
       const branch = ref.branch ?? info.default_branch;
       const head = await api.branchHead(ref.owner, ref.repo, branch);
-      return { api, info, branch, head: head.sha };
+      return { api, info, branch, head: head.sha, ...(head.etag ? { etag: head.etag } : {}) };
     } catch (err) {
       throw asApiError(err, `reading ${ref.owner}/${ref.repo}`);
     }
@@ -146,17 +159,18 @@ export class RepohostSources {
     const ref = parseSourceUrl(url);
     const { api, info, branch, head } = await this.locate(ref);
     try {
-      const tree = await api.tree(ref.owner, ref.repo, head);
       const prefix = ref.path;
-      const files = tree.entries.filter(
-        (e) => e.type === "blob" && (prefix === "" || e.path.startsWith(prefix + "/")),
-      );
+      // The archive: one call (and its redirect) whatever the number of markdown files.
+      const archive = await readArchive(api, ref.owner, ref.repo, head, {
+        keep: (p) => isMarkdownPath(p),
+        under: prefix,
+      });
+      const files = [...archive.files].map(([path, f]) => ({ path, sha: f.sha }));
       if (prefix !== "" && files.length === 0)
         throw new ApiError("repo_not_found", `${ref.owner}/${ref.repo}@${branch} has no folder ${prefix}`);
       const texts = new Map<string, string>();
       for (const f of files)
-        if (isMarkdownPath(f.path))
-          texts.set(f.path, decoder.decode(await api.blob(ref.owner, ref.repo, f.sha)));
+        if (isMarkdownPath(f.path)) texts.set(f.path, decoder.decode(archive.kept.get(f.sha)));
       const rel = (p: string) => (prefix === "" ? p : p.slice(prefix.length + 1));
       const d = discoverClassified(
         files
@@ -183,7 +197,8 @@ export class RepohostSources {
   /** A new source, read at once. Nothing is kept when the first read fails. */
   async create(url: string): Promise<SourceView> {
     const ref = parseSourceUrl(url);
-    const { info, branch } = await this.locate(ref);
+    const located = await this.locate(ref);
+    const { info, branch, head } = located;
     const [dup] = await this.db
       .select({ id: repohostSources.id })
       .from(repohostSources)
@@ -215,10 +230,12 @@ export class RepohostSources {
       path: ref.path,
       installationId,
       isPrivate: info.private,
+      // The first read's ref answer: any instance's next poll sends its ETag (a 304 when unchanged).
+      refEtag: "etag" in located ? located.etag : null,
       createdAt: this.clock.now(),
     });
     try {
-      await this.store.sync(id);
+      await this.store.sync(id, { head });
     } catch (err) {
       await this.db.delete(repohostSources).where(eq(repohostSources.id, id));
       throw err;
@@ -298,8 +315,9 @@ export class RepohostSources {
     const { owner, repo } = source;
     try {
       const head = (await api.branchHead(owner, repo, source.branch)).sha;
-      const tree = await api.tree(owner, repo, head);
-      const existing = tree.entries.find((e) => e.type === "blob" && e.path === REPO_CONFIG_PATH);
+      const existing = (await filesAt(api, owner, repo, head, ".spec-review")).find(
+        (e) => e.path === REPO_CONFIG_PATH,
+      );
       const before = existing
         ? new TextDecoder().decode(await api.blob(owner, repo, existing.sha))
         : undefined;

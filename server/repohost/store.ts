@@ -16,7 +16,7 @@ import { EventEmitter } from "node:events";
 import { createHash, randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import pLimit from "p-limit";
-import { classifyMarkdown, discoverClassified, isMarkdownPath } from "../../core/bundle/discover.js";
+import { classifyMarkdown, isMarkdownPath } from "../../core/bundle/discover.js";
 import type { DiscoveryProblem } from "../../core/bundle/discover.js";
 import type { Db } from "../db/index.js";
 import {
@@ -51,8 +51,9 @@ import type {
 } from "../store/types.js";
 import { isUtf8, VersionRepository } from "../store/versions.js";
 import { checkSpecDocRules, nextFiles, sameFiles } from "../store/writes.js";
-import { configTypes, REPO_CONFIG_PATH, typesMap } from "./config.js";
 import { asApiError, GitWriter, type CommitInfo, type GitHubApi } from "./github.js";
+import { filesAt } from "./archive.js";
+import { inFolder, relTo, SourceSync, type GitFile, type SyncResult } from "./sync.js";
 
 export type SourceRow = typeof repohostSources.$inferSelect;
 
@@ -65,42 +66,14 @@ export interface RepohostStoreOptions {
   clientFor: (source: SourceRow) => Promise<GitHubApi>;
 }
 
-/** A file as the repo holds it. */
-interface GitFile {
-  sha: string;
-  size: number;
-}
-
-/** What a sync found and did. */
-export interface SyncResult {
-  commit: string;
-  /** Bundles with a new version (or new bundles). */
-  touched: number;
-  created: number;
-  /** Bundles whose folder left the branch (hidden as gone, not archived). */
-  gone: number;
-  problems: DiscoveryProblem[];
-  skipped: string[];
-}
+export type { SyncResult } from "./sync.js";
 
 const decoder = new TextDecoder();
+/** New bundles written per transaction on a first read (and their lint queued per slice). */
+const CREATE_SLICE = 100;
 const GIT_SHA = /^[0-9a-f]{40}$/;
 /** Bytes of git blobs kept in memory. */
 const CACHE_BYTES = 64 * 1024 * 1024;
-
-/** `folder` joined under the source path ("" is the repo root). */
-function underSource(sourcePath: string, rel: string): string {
-  if (rel === ".") return sourcePath === "" ? "." : sourcePath;
-  return sourcePath === "" ? rel : `${sourcePath}/${rel}`;
-}
-
-function inFolder(path: string, folder: string): boolean {
-  return folder === "." || path.startsWith(folder + "/");
-}
-
-function relTo(path: string, folder: string): string {
-  return folder === "." ? path : path.slice(folder.length + 1);
-}
 
 export class RepohostStore implements BundleStore {
   readonly events = new EventEmitter<StoreEvents>();
@@ -120,6 +93,7 @@ export class RepohostStore implements BundleStore {
   >();
   /** One sync per source at a time. */
   private readonly syncing = new Map<string, Promise<SyncResult>>();
+  private readonly syncer: SourceSync;
 
   constructor(opts: RepohostStoreOptions) {
     this.db = opts.db;
@@ -129,6 +103,7 @@ export class RepohostStore implements BundleStore {
     this.clientFor = opts.clientFor;
     this.queries = new BundleQueries(opts.db, "repohost");
     this.versionRepo = new VersionRepository(opts.db);
+    this.syncer = new SourceSync(this, opts.db, opts.clock, opts.logger, opts.clientFor);
   }
 
   async start(): Promise<void> {}
@@ -273,17 +248,17 @@ export class RepohostStore implements BundleStore {
     if (list.length > 0) return list;
     const { source, folder, commit } = await this.originOfVersion(versionId);
     if (!commit) return list;
-    let tree;
+    let entries;
     try {
       const api = await this.clientFor(source);
-      tree = await api.tree(source.owner, source.repo, commit);
+      entries = await filesAt(api, source.owner, source.repo, commit, folder === "." ? "" : folder);
     } catch (err) {
       if (source.deletedAt) throw unavailable(source, `the files of commit ${commit}`, err);
       throw asApiError(err, `reading ${source.owner}/${source.repo} at ${commit}`);
     }
-    const rows = tree.entries
-      .filter((e) => e.type === "blob" && inFolder(e.path, folder))
-      .map((e) => ({ versionId, path: relTo(e.path, folder), sha256: e.sha, size: e.size ?? 0 }));
+    const rows = entries
+      .filter((e) => inFolder(e.path, folder))
+      .map((e) => ({ versionId, path: relTo(e.path, folder), sha256: e.sha, size: e.size }));
     if (rows.length > 0) await this.db.insert(versionFiles).values(rows).onConflictDoNothing();
     return rows
       .map((r) => ({ path: r.path, size: r.size, sha256: r.sha256 }))
@@ -327,7 +302,7 @@ export class RepohostStore implements BundleStore {
     return bytes;
   }
 
-  private remember(sha: string, bytes: Uint8Array): void {
+  remember(sha: string, bytes: Uint8Array): void {
     if (bytes.length > CACHE_BYTES / 4) return;
     this.blobCache.set(sha, bytes);
     this.cachedBytes += bytes.length;
@@ -647,399 +622,136 @@ export class RepohostStore implements BundleStore {
 
   // ------------------------------------------------------------------- sync
 
-  /** Read the source's branch now (one sync per source at a time; a second caller shares it). */
-  sync(sourceId: string, opts: { full?: boolean } = {}): Promise<SyncResult> {
+  /** Read the source's branch now (one sync per source at a time; a second caller shares it; sync.ts). */
+  sync(sourceId: string, opts: { full?: boolean; head?: string } = {}): Promise<SyncResult> {
     const running = this.syncing.get(sourceId);
     if (running) return running;
-    const p = this.syncNow(sourceId, opts).finally(() => this.syncing.delete(sourceId));
+    const p = this.syncer.run(sourceId, opts).finally(() => this.syncing.delete(sourceId));
     this.syncing.set(sourceId, p);
     return p;
   }
 
-  private async syncNow(sourceId: string, opts: { full?: boolean }): Promise<SyncResult> {
-    const [source] = await this.db.select().from(repohostSources).where(eq(repohostSources.id, sourceId));
-    if (!source || source.deletedAt) throw new NotFoundError("source", sourceId);
-    try {
-      const api = await this.clientFor(source);
-      const head = await api.branchHead(source.owner, source.repo, source.branch);
-      let result: SyncResult;
-      if (!opts.full && source.lastCommit === head.sha)
-        result = {
-          commit: head.sha,
-          touched: 0,
-          created: 0,
-          gone: 0,
-          problems: [],
-          skipped: this.skippedOf(sourceId) ?? [],
-        };
-      else if (!opts.full && source.lastCommit)
-        result = await this.incremental(source, api, source.lastCommit, head.sha);
-      else result = await this.fullRead(source, api, head.sha);
-      await this.db
-        .update(repohostSources)
-        .set({ lastCommit: head.sha, lastSyncedAt: this.clock.now(), syncError: null })
-        .where(eq(repohostSources.id, sourceId));
-      return result;
-    } catch (err) {
-      const e = asApiError(err, `syncing ${source.owner}/${source.repo}@${source.branch}`);
-      await this.db
-        .update(repohostSources)
-        .set({ syncError: e.message, lastSyncedAt: this.clock.now() })
-        .where(eq(repohostSources.id, sourceId));
-      this.logger.warn("repohost sync failed", { source: sourceId, error: e.message });
-      throw e;
-    }
+  /** The bytes of a git blob when the cache holds them. */
+  cached(sha: string): Uint8Array | undefined {
+    return this.blobCache.get(sha);
   }
 
-  /** Bundles of the source as the database has them: folder -> bundle, doc and head files. */
-  private async known(sourceId: string) {
-    const rows = await this.db
-      .select({ rb: repohostBundles, b: bundles, d: docs })
-      .from(repohostBundles)
-      .innerJoin(bundles, eq(bundles.id, repohostBundles.bundleId))
-      .innerJoin(docs, eq(docs.bundleId, bundles.id))
-      .where(eq(repohostBundles.sourceId, sourceId));
-    // The files as the repo last had them: a draft's own version is not the repo's.
-    const repoVersion = (r: (typeof rows)[number]) => r.rb.repoVersionId ?? r.b.headVersionId;
-    const heads = rows.map(repoVersion).filter((v): v is string => v !== null);
-    const files = heads.length
-      ? await this.db.select().from(versionFiles).where(inArray(versionFiles.versionId, heads))
-      : [];
-    const byVersion = new Map<string, Map<string, GitFile>>();
-    for (const f of files) {
-      const m = byVersion.get(f.versionId) ?? new Map<string, GitFile>();
-      m.set(f.path, { sha: f.sha256, size: f.size });
-      byVersion.set(f.versionId, m);
-    }
-    return new Map(
-      rows.map((r) => [
-        r.rb.folder,
-        { ...r, files: byVersion.get(repoVersion(r) ?? "") ?? new Map<string, GitFile>() },
-      ]),
-    );
+  /** What the last full read of a source found (sync.ts). */
+  setScan(
+    sourceId: string,
+    scan: { problems: DiscoveryProblem[]; skipped: string[]; shas?: Map<string, string> },
+  ): void {
+    this.lastScan.set(sourceId, scan);
   }
 
-  /** Bytes of many git blobs (markdown to classify, changed files), 8 at a time. */
-  private async fetchBlobs(api: GitHubApi, source: SourceRow, shas: Iterable<string>): Promise<void> {
-    const limit = pLimit(8);
-    const todo = [...new Set(shas)].filter((s) => !this.blobCache.has(s));
-    await Promise.all(
-      todo.map((sha) =>
-        limit(async () => this.remember(sha, await api.blob(source.owner, source.repo, sha))),
-      ),
-    );
-  }
-
-  /** First read (or a read from scratch): the tree, every markdown file classified, each bundle's history. */
-  private async fullRead(source: SourceRow, api: GitHubApi, head: string): Promise<SyncResult> {
-    const tree = await api.tree(source.owner, source.repo, head);
-    if (tree.truncated) this.logger.warn("repohost tree truncated", { source: source.id });
-    const root = source.path;
-    const entries = new Map<string, GitFile>();
-    for (const e of tree.entries) {
-      if (e.type !== "blob") continue;
-      if (root !== "" && !e.path.startsWith(root + "/")) continue;
-      entries.set(root === "" ? e.path : e.path.slice(root.length + 1), { sha: e.sha, size: e.size ?? 0 });
-    }
-    await this.fetchBlobs(
-      api,
-      source,
-      [...entries].filter(([p]) => isMarkdownPath(p)).map(([, f]) => f.sha),
-    );
-    const accepted = source.accepted;
-    // The repository's own types (.spec-review/config.yaml at its root, server/repohost/config.ts).
-    const config = tree.entries.find((e) => e.type === "blob" && e.path === REPO_CONFIG_PATH);
-    const typed = typesMap(
-      config ? configTypes(decoder.decode(await api.blob(source.owner, source.repo, config.sha))) : {},
-    );
-    const discovery = discoverClassified(
-      [...entries.keys()].filter((p) => !p.startsWith(".spec-review/")).sort(),
-      (p) => {
-        const c = classifyMarkdown(decoder.decode(this.blobCache.get(entries.get(p)!.sha)));
-        // A type the repository's config or the service gives a doc that names none counts
-        // as if the file named it (the service's, accepted later, first).
-        const given = accepted[underSource(root, p)] ?? typed(underSource(root, p));
-        if (c.type === undefined && !c.error && given) return { type: given };
-        return c;
-      },
-      source.repo,
-    );
-    const known = await this.known(source.id);
-    const result: SyncResult = {
-      commit: head,
-      touched: 0,
-      created: 0,
-      gone: 0,
-      problems: [],
-      skipped: [],
-    };
-    result.problems = discovery.problems.map((p) => ({ ...p, path: underSource(root, p.path) }));
-    result.skipped = discovery.skipped.map((p) => underSource(root, p));
-    const seen = new Set<string>();
-    // Each new folder's history (one call each), 8 at a time, before anything is written.
-    const limit = pLimit(8);
-    const histories = new Map<string, CommitInfo[]>();
-    await Promise.all(
-      discovery.bundles
-        .map((b) => underSource(root, b.slug))
-        .filter((folder) => !known.has(folder))
-        .map((folder) =>
-          limit(async () =>
-            histories.set(
-              folder,
-              await api.commitsTouching(source.owner, source.repo, head, folder === "." ? "" : folder),
-            ),
-          ),
-        ),
-    );
-    for (const b of discovery.bundles) {
-      const folder = underSource(root, b.slug);
-      seen.add(folder);
-      const files = new Map(b.files.map((f) => [f, entries.get(b.slug === "." ? f : `${b.slug}/${f}`)!]));
-      const prior = known.get(folder);
-      if (prior) {
-        if (prior.b.goneAt) {
-          await this.db.update(bundles).set({ goneAt: null }).where(eq(bundles.id, prior.b.id));
-          this.events.emit("changed", { bundleId: prior.b.id });
-        }
-        if (!sameGitFiles(prior.files, files)) {
-          const touching = await api.commitsTouching(
-            source.owner,
-            source.repo,
-            head,
-            folder === "." ? "" : folder,
-          );
-          // The commits since the one the bundle was last read at, each a version; when
-          // that one is not in the listing (history rewritten, or too far back): the newest.
-          const last = await this.commitOf(prior.rb.repoVersionId);
-          const i = last ? touching.findIndex((c) => c.sha === last) : -1;
-          await this.repoVersion(
-            source,
-            prior,
-            files,
-            b.doc.path,
-            b.doc.type,
-            i > 0 ? touching.slice(0, i).reverse() : [touching[0] ?? this.fallbackCommit(head)],
-          );
-          result.touched++;
-        }
-        continue;
-      }
-      const history = histories.get(folder) ?? [];
-      await this.createBundle(
-        source,
-        folder,
-        b.title,
-        b.doc.path,
-        b.doc.type,
-        files,
-        history.length ? history : [this.fallbackCommit(head)],
-      );
-      result.created++;
-    }
-    for (const [folder, prior] of known)
-      if (!seen.has(folder) && !prior.b.goneAt) {
-        await this.markGone(prior.b.id);
-        result.gone++;
-      }
-    const shas = new Map(discovery.skipped.map((p) => [underSource(root, p), entries.get(p)!.sha]));
-    this.lastScan.set(source.id, { problems: result.problems, skipped: result.skipped, shas });
-    return result;
-  }
-
-  /** The commit a version was read at (none for a draft's own version). */
-  private async commitOf(versionId: string | null): Promise<string | undefined> {
-    if (!versionId) return undefined;
-    const [row] = await this.db
-      .select({ commit: repohostVersions.commit })
-      .from(repohostVersions)
-      .where(eq(repohostVersions.versionId, versionId));
-    return row?.commit;
-  }
-
-  private fallbackCommit(sha: string): CommitInfo {
+  /** The commit of a version read at `sha` whose commit was not listed: the head, as read. */
+  fallbackCommit(sha: string): CommitInfo {
     return { sha, message: "Read from the repo", author: "repohost", date: this.clock.now().toISOString() };
   }
 
   /**
-   * A push: what changed between the last read and the head (one compare call), applied
-   * to the bundles it touches, each file read once. A change that may add, remove or move a
-   * spec doc outside the known bundles falls back to a full read of the tree.
+   * Bundles read for the first time, in slices of `CREATE_SLICE` per transaction (a first read of
+   * thousands is a few statements per slice, not per bundle): a version per commit of each
+   * one's `history` (newest first; every one but the newest gets its file list from git
+   * when first read, `manifest`), or one version, the head, when the sync did not read its
+   * history (sync.ts).
    */
-  private async incremental(
+  async createBundles(
     source: SourceRow,
-    api: GitHubApi,
-    base: string,
-    head: string,
-  ): Promise<SyncResult> {
-    const cmp = await api.compare(source.owner, source.repo, base, head);
-    const root = source.path;
-    const under = (p: string) => root === "" || p.startsWith(root + "/");
-    const changed = cmp.files.filter(
-      (f) => under(f.filename) || (f.previous_filename !== undefined && under(f.previous_filename)),
-    );
-    const result: SyncResult = {
-      commit: head,
-      touched: 0,
-      created: 0,
-      gone: 0,
-      problems: [],
-      skipped: this.skippedOf(source.id) ?? [],
-    };
-    // The repository's types changed: what is a bundle may have changed anywhere.
-    if (cmp.files.some((f) => f.filename === REPO_CONFIG_PATH || f.previous_filename === REPO_CONFIG_PATH))
-      return this.fullRead(source, api, head);
-    if (changed.length === 0) return result;
-    const known = await this.known(source.id);
-    const folders = [...known.keys()].sort((a, b) => b.length - a.length);
-    const ownerOf = (p: string) => folders.find((f) => inFolder(p, f));
-    // Per touched bundle, its files after the change.
-    const next = new Map<string, Map<string, GitFile>>();
-    const needBytes: string[] = [];
-    for (const f of changed) {
-      const paths = [f.filename, ...(f.previous_filename ? [f.previous_filename] : [])];
-      if (paths.every((p) => !isMarkdownPath(p) && ownerOf(p) === undefined)) continue;
-      for (const p of paths) {
-        const folder = ownerOf(p);
-        const direct = isMarkdownPath(p) && (folder === undefined || !relTo(p, folder).includes("/"));
-        const k = folder ? known.get(folder)! : undefined;
-        // A markdown file directly in a folder that is not the known main doc may make or unmake a bundle.
-        if (folder === undefined || (direct && relTo(p, folder) !== k!.d.path) || k!.b.goneAt !== null)
-          return this.fullRead(source, api, head);
-      }
-      const folder = ownerOf(f.filename)!;
-      const files = next.get(folder) ?? new Map(known.get(folder)!.files);
-      if (f.previous_filename) files.delete(relTo(f.previous_filename, ownerOf(f.previous_filename)!));
-      if (f.status === "removed") {
-        if (relTo(f.filename, folder) === known.get(folder)!.d.path) return this.fullRead(source, api, head);
-        files.delete(relTo(f.filename, folder));
-      } else if (f.sha) {
-        files.set(relTo(f.filename, folder), { sha: f.sha, size: -1 });
-        needBytes.push(f.sha);
-      }
-      next.set(folder, files);
-    }
-    // One read per changed file: its size, and for the spec doc its type.
-    await this.fetchBlobs(api, source, needBytes);
-    const commit = cmp.commits.at(-1) ?? this.fallbackCommit(head);
-    for (const [folder, files] of next) {
-      for (const [p, f] of files)
-        if (f.size < 0) files.set(p, { sha: f.sha, size: this.blobCache.get(f.sha)?.length ?? 0 });
-      const k = known.get(folder)!;
-      if (k.rb.draftBase !== null) {
-        await this.repoVersion(source, k, files, k.d.path, k.d.profileKey, [commit]);
-        continue;
-      }
-      const main = files.get(k.d.path)!;
-      const info = classifyMarkdown(
-        decoder.decode(this.blobCache.get(main.sha) ?? (await api.blob(source.owner, source.repo, main.sha))),
-      );
-      if (info.type === undefined) return this.fullRead(source, api, head);
-      if (sameGitFiles(k.files, files)) continue;
-      await this.repoVersion(
-        source,
-        k,
-        files,
-        k.d.path,
-        info.type,
-        await this.commitsOf(source, api, cmp.commits, head, folder),
-      );
-      result.touched++;
-    }
-    return result;
-  }
-
-  /**
-   * The commits of `range` (oldest first) that touched `folder`, each a version. A range of
-   * one commit is that commit (no call); otherwise one call lists the branch's commits on
-   * the folder (the newest 100), kept when they are in the range.
-   */
-  private async commitsOf(
-    source: SourceRow,
-    api: GitHubApi,
-    range: readonly CommitInfo[],
-    head: string,
-    folder: string,
-  ): Promise<CommitInfo[]> {
-    if (range.length <= 1) return [range[0] ?? this.fallbackCommit(head)];
-    const inRange = new Set(range.map((c) => c.sha));
-    const touching = await api.commitsTouching(source.owner, source.repo, head, folder === "." ? "" : folder);
-    const mine = touching.filter((c) => inRange.has(c.sha)).reverse();
-    // A folder changed only by a merge, or history the listing cannot see: the newest commit.
-    return mine.length > 0 ? mine : [range.at(-1)!];
-  }
-
-  private async createBundle(
-    source: SourceRow,
-    folder: string,
-    title: string,
-    docPath: string,
-    type: string,
-    files: Map<string, GitFile>,
-    history: CommitInfo[],
+    list: ReadonlyArray<{
+      folder: string;
+      title: string;
+      docPath: string;
+      type: string;
+      files: Map<string, GitFile>;
+      main: Uint8Array;
+      history: CommitInfo[];
+    }>,
   ): Promise<void> {
-    const id = randomUUID();
-    const docId = randomUUID();
-    const now = this.clock.now();
-    const mainSha = files.get(docPath)!.sha;
-    const main = this.blobCache.get(mainSha) ?? new Uint8Array();
-    const info = classifyMarkdown(decoder.decode(main));
-    const oldestFirst = [...history].reverse();
-    const ids = oldestFirst.map(() => randomUUID());
-    const head = await this.db.transaction(async (tx) => {
-      await tx.insert(bundles).values({
-        id,
-        sourceKind: "repohost",
-        slug: folder,
-        title,
-        visibility: source.isPrivate ? "private" : "internal",
-        headVersionId: ids.at(-1)!,
-        headNumber: ids.length,
-        createdAt: now,
-        updatedAt: now,
+    for (let at = 0; at < list.length; at += CREATE_SLICE) {
+      const slice = list.slice(at, at + CREATE_SLICE);
+      const now = this.clock.now();
+      const made = slice.map((b) => {
+        const oldestFirst = [...b.history].reverse();
+        return {
+          ...b,
+          id: randomUUID(),
+          docId: randomUUID(),
+          oldestFirst,
+          ids: oldestFirst.map(() => randomUUID()),
+          info: classifyMarkdown(decoder.decode(b.main)),
+        };
       });
-      await tx.insert(docs).values({
-        id: docId,
-        bundleId: id,
-        path: docPath,
-        profileKey: type,
-        problems: docProblems(info.error),
-        createdAt: now,
-        updatedAt: now,
+      const heads = await this.db.transaction(async (tx) => {
+        await tx.insert(bundles).values(
+          made.map((m) => ({
+            id: m.id,
+            sourceKind: "repohost" as const,
+            slug: m.folder,
+            title: m.title,
+            visibility: source.isPrivate ? ("private" as const) : ("internal" as const),
+            headVersionId: m.ids.at(-1)!,
+            headNumber: m.ids.length,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        );
+        await tx.insert(docs).values(
+          made.map((m) => ({
+            id: m.docId,
+            bundleId: m.id,
+            path: m.docPath,
+            profileKey: m.type,
+            problems: docProblems(m.info.error),
+            createdAt: now,
+            updatedAt: now,
+          })),
+        );
+        const records = await this.versionRepo.insertVersions(
+          tx,
+          made.flatMap((m) =>
+            m.oldestFirst.map((c, i) => ({
+              id: m.ids[i]!,
+              bundleId: m.id,
+              number: i,
+              files: i === m.oldestFirst.length - 1 ? toManifest(m.files) : new Map(),
+              author: c.author,
+              message: c.message,
+              createdAt: new Date(c.date),
+            })),
+          ),
+        );
+        await tx
+          .insert(repohostVersions)
+          .values(
+            made.flatMap((m) => m.oldestFirst.map((c, i) => ({ versionId: m.ids[i]!, commit: c.sha }))),
+          );
+        await tx.insert(repohostBundles).values(
+          made.map((m) => ({
+            bundleId: m.id,
+            sourceId: source.id,
+            folder: m.folder,
+            repoVersionId: m.ids.at(-1)!,
+          })),
+        );
+        const byId = new Map(records.map((r) => [r.id, r]));
+        return made.map((m) => byId.get(m.ids.at(-1)!)!);
       });
-      // Older commits get their file list from git when first read (manifest()).
-      const records = await this.versionRepo.insertVersions(
-        tx,
-        oldestFirst.map((c, i) => ({
-          id: ids[i]!,
-          bundleId: id,
-          number: i,
-          files: i === oldestFirst.length - 1 ? toManifest(files) : new Map(),
-          author: c.author,
-          message: c.message,
-          createdAt: new Date(c.date),
-        })),
+      made.forEach((m, i) =>
+        this.events.emit("version", {
+          bundleId: m.id,
+          docId: m.docId,
+          version: heads[i]!,
+          mainPath: m.docPath,
+          mainBytes: m.main,
+          bulk: true,
+        }),
       );
-      await tx
-        .insert(repohostVersions)
-        .values(oldestFirst.map((c, i) => ({ versionId: ids[i]!, commit: c.sha })));
-      await tx
-        .insert(repohostBundles)
-        .values({ bundleId: id, sourceId: source.id, folder, repoVersionId: ids.at(-1)! });
-      return records.at(-1)!;
-    });
-    this.events.emit("version", {
-      bundleId: id,
-      docId,
-      version: head,
-      mainPath: docPath,
-      mainBytes: main,
-      bulk: true,
-    });
+    }
   }
 
   /** A new version read from the repo; a bundle with a draft keeps it and is marked `ahead`. */
-  private async repoVersion(
+  async repoVersion(
     source: SourceRow,
     k: {
       b: typeof bundles.$inferSelect;
@@ -1052,6 +764,8 @@ export class RepohostStore implements BundleStore {
     /** Oldest first: every commit but the newest is a version whose file list is read from
      * git when first asked for (manifest()); the newest holds the files read now. */
     list: readonly CommitInfo[],
+    /** The spec doc's bytes, when the caller read them. */
+    mainBytes?: Uint8Array,
   ): Promise<void> {
     if (k.rb.draftBase !== null) {
       if (!(await this.draftLanded(k.b.headVersionId, files))) {
@@ -1069,7 +783,7 @@ export class RepohostStore implements BundleStore {
         .where(eq(repohostBundles.bundleId, k.b.id));
     }
     const mainSha = files.get(docPath)!.sha;
-    const main = this.blobCache.get(mainSha) ?? (await this.bytesOf(mainSha, source));
+    const main = mainBytes ?? this.blobCache.get(mainSha) ?? (await this.bytesOf(mainSha, source));
     const info = classifyMarkdown(decoder.decode(main));
     let base = { id: k.b.headVersionId, number: k.b.headNumber };
     for (const older of list.slice(0, -1)) {
@@ -1233,16 +947,10 @@ function unavailable(source: SourceRow, what: string, err: unknown): ApiError {
 }
 
 /** Git's id of a blob: sha1 of its header and bytes. */
-function gitBlobId(bytes: Uint8Array): string {
+export function gitBlobId(bytes: Uint8Array): string {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
 function toManifest(files: Map<string, GitFile>): Map<string, { sha256: string; size: number }> {
   return new Map([...files].map(([p, f]) => [p, { sha256: f.sha, size: f.size }]));
-}
-
-function sameGitFiles(a: Map<string, GitFile>, b: Map<string, GitFile>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [p, f] of a) if (b.get(p)?.sha !== f.sha) return false;
-  return true;
 }

@@ -21,6 +21,16 @@ import {
   reviewRoles,
 } from "./common.js";
 import { findingApi } from "../findings.js";
+import type { Profile } from "../../core/profile/schema.js";
+
+/** The service's profiles, or the given ones instead. */
+function profileSet(
+  service: { list(): Profile[]; get(key: string): Profile | undefined },
+  only: readonly Profile[] | undefined,
+): { list(): Profile[]; get(key: string): Profile | undefined } {
+  if (!only) return service;
+  return { list: () => [...only], get: (key) => only.find((p) => p.key === key) };
+}
 
 /** How long POST /reviews keeps the files and result. */
 export const ADHOC_TTL_DAYS = 90;
@@ -44,11 +54,16 @@ export class AdhocReviews extends ReviewBase {
       full?: boolean;
     },
     by: string,
-    /** Stops the model calls (the App drops a pull request's review when a newer push comes). */
-    opts: { signal?: AbortSignal } = {},
+    /**
+     * `signal` stops the model calls (the App drops a pull request's review when a newer push
+     * comes); `profiles` replace the service's (a pull request's: its base branch's
+     * repository profiles over the workspace's and the built-ins, app/pr-profiles.ts).
+     */
+    opts: { signal?: AbortSignal; profiles?: readonly Profile[] } = {},
   ) {
     await this.purgeExpired();
-    const { profiles, clock } = this.deps;
+    const { clock } = this.deps;
+    const profiles = profileSet(this.deps.profiles, opts.profiles);
     const files = new Map<string, Uint8Array>();
     for (const f of body.files) {
       const path = f.path.replace(/^\.?\/+/, "");
@@ -151,8 +166,8 @@ export class AdhocReviews extends ReviewBase {
    * What a full ad-hoc review of `files` would cost in tokens (the estimate POST
    * /docs/{docId}/estimate gives for a saved doc), before anything is called.
    */
-  async estimateFiles(files: ReadonlyMap<string, Uint8Array>, mainPath: string) {
-    const { profiles } = this.deps;
+  async estimateFiles(files: ReadonlyMap<string, Uint8Array>, mainPath: string, only?: readonly Profile[]) {
+    const profiles = profileSet(this.deps.profiles, only);
     const lint = lintBundle({ files: new Map(files), mainPath, profiles: profiles.list() });
     const [reviewer, reader, judge] = await Promise.all(ROLES.map((r) => this.deps.models.forRole(r)));
     const est = await estimateReview({

@@ -16,6 +16,7 @@ import type { EventWriter } from "../jobs/events.js";
 import type { RoleModel, RoleName } from "../models/types.js";
 import type { RunRow } from "../runs.js";
 import { AdhocReviews, type AdhocResult } from "./adhoc.js";
+import { FileQuestions } from "./ask.js";
 import { ROLES, ReviewBase } from "./common.js";
 import { DiffSummaries } from "./diff-summary.js";
 import { RunExecution } from "./execute.js";
@@ -33,6 +34,7 @@ export class ReviewService {
   private readonly fixes: FixService;
   private readonly diffs: DiffSummaries;
   private readonly adhocs: AdhocReviews;
+  private readonly questionsOfFiles: FileQuestions;
 
   constructor(deps: Deps) {
     this.bus = deps.bus;
@@ -42,6 +44,7 @@ export class ReviewService {
     this.fixes = new FixService(deps);
     this.diffs = new DiffSummaries(deps);
     this.adhocs = new AdhocReviews(deps);
+    this.questionsOfFiles = new FileQuestions(deps);
   }
 
   /** The models of the review roles; `model_not_configured` names the roles without one. */
@@ -107,6 +110,11 @@ export class ReviewService {
   /** What a full ad-hoc review of these files would cost. */
   estimateFiles(...args: Parameters<AdhocReviews["estimateFiles"]>) {
     return this.adhocs.estimateFiles(...args);
+  }
+
+  /** The reviewer's answer to a question about bundles that are not saved (the App's `ask`). */
+  ask(...args: Parameters<FileQuestions["ask"]>) {
+    return this.questionsOfFiles.ask(...args);
   }
 
   adhocResult(reviewId: string): Promise<AdhocResult> {

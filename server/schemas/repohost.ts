@@ -17,6 +17,13 @@ export const SourceSchema = z
     last_synced_at: z.iso.datetime().optional(),
     last_commit: z.string().optional().openapi({ description: "the commit the last sync read" }),
     sync_error: z.string().optional().openapi({ description: "why the last sync failed" }),
+    sync_state: z.enum(["idle", "syncing", "waiting_rate_limit", "error"]).optional().openapi({
+      description:
+        "`waiting_rate_limit`: the repo host's rate limit asks to wait until `resume_at`; the sync resumes by itself then",
+    }),
+    resume_at: z.iso.datetime().optional().openapi({
+      description: "no call to the repo host for this source before this time (a rate limit's wait)",
+    }),
     created_at: z.iso.datetime(),
   })
   .openapi("Source");

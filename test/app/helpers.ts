@@ -7,7 +7,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Probot } from "probot";
-import specReview from "../../app/index.js";
+import specReview, { type AppDeps } from "../../app/index.js";
 import { PullReviews } from "../../app/pr-review.js";
 import type { ReviewCommentInput, ThreadSink } from "../../app/threads-port.js";
 import { githubReplies, serviceThreadSink } from "../../app/threads-sink.js";
@@ -55,6 +55,8 @@ export interface AppHarness {
   threads: RecordingThreads;
   /** The pull requests' full reviews running in the background (`idle()` waits for them). */
   pullReviews: PullReviews;
+  /** What the App was given (a reconciliation made in a test takes the same). */
+  deps: AppDeps;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,8 @@ export interface HarnessOptions {
   publicUrl?: string;
   /** The lease of a review in flight (a leftover's heartbeat must be older to be taken). */
   leaseMs?: number;
+  /** How handler runs are recorded (app/deliveries.ts). */
+  deliveries?: { worker: string; exclusive: boolean; staleMs: number };
 }
 
 /** The App loaded on a Probot of its own, over the service graph `t` (a second instance shares it). */
@@ -71,7 +75,7 @@ export async function loadApp(
   t: TestApp,
   threads: ThreadSink,
   opts: HarnessOptions = {},
-): Promise<{ probot: Probot; pullReviews: PullReviews }> {
+): Promise<{ probot: Probot; pullReviews: PullReviews; deps: AppDeps }> {
   const probot = new Probot({
     appId: 123,
     privateKey: appPrivateKey(),
@@ -85,25 +89,27 @@ export async function loadApp(
     logger: t.services.logger,
     ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}),
   });
-  await probot.load(
-    specReview({
-      db: t.services.db,
-      clock: t.services.clock,
-      logger: t.services.logger,
-      repohost: t.services.repohost!,
-      threads,
-      builtinProfilesDir: resolve(packageRoot(), "profiles"),
-      checkName: "Build Ready",
-      serverUrl: "https://github.example",
-      apiUrl: gh.url,
-      review: t.services.review,
-      budget: t.services.budget,
-      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
-      pullReviews,
-      waivers: { store: t.services.store, area: t.services.waivers },
-    }),
-  );
-  return { probot, pullReviews };
+  const deps: AppDeps = {
+    db: t.services.db,
+    clock: t.services.clock,
+    logger: t.services.logger,
+    repohost: t.services.repohost!,
+    threads,
+    builtinProfilesDir: resolve(packageRoot(), "profiles"),
+    checkName: "Build Ready",
+    serverUrl: "https://github.example",
+    apiUrl: gh.url,
+    review: t.services.review,
+    budget: t.services.budget,
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+    pullReviews,
+    waivers: { store: t.services.store, area: t.services.waivers },
+    profiles: t.services.profiles,
+    metrics: t.services.metrics,
+    ...(opts.deliveries ? { deliveries: opts.deliveries } : {}),
+  };
+  await probot.load(specReview(deps));
+  return { probot, pullReviews, deps };
 }
 
 export async function startHarness(
@@ -118,7 +124,7 @@ export async function startHarness(
   auth.bind(t.services);
   const threads = new RecordingThreads();
   if (sink === "service") githubReplies(t.services, t.services.repohost!);
-  const { probot, pullReviews } = await loadApp(
+  const { probot, pullReviews, deps } = await loadApp(
     gh,
     t,
     sink === "service" ? serviceThreadSink(t.services) : threads,
@@ -129,6 +135,7 @@ export async function startHarness(
     probot,
     threads,
     pullReviews,
+    deps,
     close: async () => {
       await pullReviews.stop();
       await t.close();

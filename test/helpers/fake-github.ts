@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { FakeArchives } from "./fake-archive.js";
 
 export interface FakeCommit {
   sha: string;
@@ -47,6 +48,33 @@ export interface LoggedCall {
   body?: unknown;
 }
 
+/**
+ * A rate limit the fake answers with, to the next request whose path matches (once):
+ * `primary` (403, `x-ratelimit-remaining: 0`, `x-ratelimit-reset`), `secondary` (403 with
+ * GitHub's message) or `429`; `retryAfter` adds `retry-after` (seconds).
+ */
+export interface FakeLimit {
+  kind: "primary" | "secondary" | "429";
+  match?: RegExp;
+  retryAfter?: number;
+  /** Epoch seconds of the primary limit's reset. */
+  reset?: number;
+}
+
+/** GitHub's caps: the files a compare lists, its commits, and a pull request's files. */
+export const COMPARE_FILES_CAP = 300;
+export const COMPARE_COMMITS_CAP = 250;
+export const PULL_FILES_CAP = 3000;
+
+/**
+ * A route added from outside (test/helpers/fake-github-hooks.ts: webhook deliveries, the
+ * App, reactions): answers with `send` and returns true, or returns false to pass.
+ */
+export type FakeRoute = (
+  req: { method: string; path: string; url: URL; call: LoggedCall },
+  send: (status: number, body?: unknown, headers?: Record<string, string>) => void,
+) => boolean;
+
 export function gitBlobSha(text: string): string {
   const bytes = Buffer.from(text, "utf8");
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
@@ -67,9 +95,24 @@ export class FakeGitHub {
   readonly reviewReplies: Array<{ pull: number; inReplyTo: number; id: number; body: string }> = [];
   /** Trees made through POST /git/trees: sha -> files. */
   readonly trees = new Map<string, Map<string, string>>();
+  /** Routes added from outside, tried before the fake's own (FakeRoute). */
+  readonly routes: FakeRoute[] = [];
   private server: Server | undefined;
   private seq = 1000;
   url = "";
+  // --- reading a repository (issue 30): archives, caps, paging, rate limits ---
+  /** Real `.tar.gz` archives of the repos' commits (git archive). */
+  readonly archives = new FakeArchives();
+  /** Recursive trees answer `truncated: true` with part of the entries (as GitHub does past its limits). */
+  truncateTrees = false;
+  /** List pages carry this many items fewer than asked (a short page that is not the last). */
+  shortPagesBy = 0;
+  /** Rate limits to answer with, in order (each once). */
+  readonly limits: FakeLimit[] = [];
+  /** The budget the rate-limit headers report. */
+  budget = { limit: 5000, remaining: 5000, reset: 4102444800 };
+  /** The Authorization header of each codeload request ("" when none came). */
+  readonly codeloadAuth: string[] = [];
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -80,6 +123,7 @@ export class FakeGitHub {
 
   async stop(): Promise<void> {
     if (this.server) await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    this.archives.close();
   }
 
   /** Calls made since `from` (an index into `calls`). */
@@ -141,7 +185,7 @@ export class FakeGitHub {
     headers: Record<string, string> = {},
   ): void {
     call.status = status;
-    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.writeHead(status, { "content-type": "application/json", ...this.budgetHeaders(), ...headers });
     res.end(body === undefined ? "" : JSON.stringify(body));
   }
 
@@ -157,10 +201,119 @@ export class FakeGitHub {
     const auth = req.headers.authorization ?? "";
     const token = auth.replace(/^(Bearer|token) /i, "");
     try {
+      if (this.limited(res, call, path)) return;
+      if (await this.archiveRoute(req, res, call, path, url)) return;
+      for (const r of this.routes)
+        if (r({ method: call.method, path, url, call }, (...a) => this.send(res, call, ...a))) return;
       this.route(req, res, call, path, url, token);
     } catch (err) {
       this.send(res, call, 500, { message: String(err) });
     }
+  }
+
+  // --- reading a repository (issue 30) ---
+
+  private budgetHeaders(): Record<string, string> {
+    return {
+      "x-ratelimit-limit": String(this.budget.limit),
+      "x-ratelimit-remaining": String(this.budget.remaining),
+      "x-ratelimit-reset": String(this.budget.reset),
+      "x-ratelimit-resource": "core",
+    };
+  }
+
+  /** Answer the next programmed rate limit whose path matches: true when one was. */
+  private limited(res: ServerResponse, call: LoggedCall, path: string): boolean {
+    const i = this.limits.findIndex((l) => !l.match || l.match.test(path));
+    if (i < 0) return false;
+    const [l] = this.limits.splice(i, 1);
+    const headers: Record<string, string> = {};
+    if (l!.retryAfter !== undefined) headers["retry-after"] = String(l!.retryAfter);
+    if (l!.kind === "primary") {
+      headers["x-ratelimit-remaining"] = "0";
+      headers["x-ratelimit-reset"] = String(l!.reset ?? Math.ceil(Date.now() / 1000) + 60);
+      this.send(res, call, 403, { message: "API rate limit exceeded for installation." }, headers);
+    } else
+      this.send(
+        res,
+        call,
+        l!.kind === "429" ? 429 : 403,
+        {
+          message:
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        },
+        headers,
+      );
+    return true;
+  }
+
+  /**
+   * The archive: `/repos/{owner}/{repo}/tarball/{ref}` redirects (302) to a codeload-like
+   * address on this server that carries its own token, which streams the real `.tar.gz`.
+   */
+  private async archiveRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: LoggedCall,
+    path: string,
+    url: URL,
+  ): Promise<boolean> {
+    let mm: RegExpExecArray | null;
+    if (req.method === "GET" && (mm = /^\/repos\/([^/]+)\/([^/]+)\/tarball\/(.+)$/.exec(path))) {
+      const repo = this.repos.get(`${mm[1]}/${mm[2]}`);
+      const ref = decodeURIComponent(mm[3]!);
+      const sha = repo ? (repo.branches.get(ref) ?? (repo.commits.has(ref) ? ref : undefined)) : undefined;
+      if (!repo || !sha) {
+        this.send(res, call, 404, { message: "Not Found" });
+        return true;
+      }
+      call.status = 302;
+      res.writeHead(302, {
+        location: `${this.url}/_codeload/${repo.owner}/${repo.name}/legacy.tar.gz/${sha}?token=CODELOAD${sha.slice(0, 8)}`,
+        ...this.budgetHeaders(),
+      });
+      res.end();
+      return true;
+    }
+    if (
+      req.method === "GET" &&
+      (mm = /^\/_codeload\/([^/]+)\/([^/]+)\/legacy\.tar\.gz\/([0-9a-f]{40})$/.exec(path))
+    ) {
+      this.codeloadAuth.push(req.headers.authorization ?? "");
+      const repo = this.repos.get(`${mm[1]}/${mm[2]}`);
+      const commit = repo?.commits.get(mm[3]!);
+      if (!repo || !commit || url.searchParams.get("token") !== `CODELOAD${commit.sha.slice(0, 8)}`) {
+        this.send(res, call, 404, { message: "Not Found" });
+        return true;
+      }
+      const file = await this.archives.archive(
+        { owner: repo.owner, name: repo.name, sha: commit.sha, files: commit.files },
+        gitBlobSha,
+      );
+      call.status = 200;
+      FakeArchives.send(res, file, `${repo.owner}-${repo.name}-${commit.sha.slice(0, 7)}`);
+      return true;
+    }
+    return false;
+  }
+
+  /** One page of a list (`page`, `per_page`), with GitHub's `Link` header; `shortPagesBy` makes pages short. */
+  private page<T>(res: ServerResponse, call: LoggedCall, url: URL, all: readonly T[], perDefault = 30): void {
+    const per = Math.min(100, Number(url.searchParams.get("per_page") ?? perDefault));
+    const pageNo = Math.max(1, Number(url.searchParams.get("page") ?? "1"));
+    const size = Math.max(1, per - this.shortPagesBy);
+    const items = all.slice((pageNo - 1) * size, pageNo * size);
+    const headers: Record<string, string> = {};
+    const last = Math.max(1, Math.ceil(all.length / size));
+    if (pageNo < last) {
+      const link = (n: number) => {
+        const u = new URL(`${this.url}${call.path}`);
+        u.searchParams.set("page", String(n));
+        return u.href;
+      };
+      headers["link"] = `<${link(pageNo + 1)}>; rel="next", <${link(last)}>; rel="last"`;
+    }
+    this.send(res, call, 200, items, headers);
   }
 
   private route(
@@ -235,6 +388,12 @@ export class FakeGitHub {
           mode: "100644",
         })),
       ].sort((a, b) => (a.path < b.path ? -1 : 1));
+      if (this.truncateTrees)
+        return this.send(res, call, 200, {
+          sha: commit.sha,
+          tree: tree.slice(0, Math.floor(tree.length / 2)),
+          truncated: true,
+        });
       return this.send(res, call, 200, { sha: commit.sha, tree, truncated: false });
     }
     if (m === "GET" && (mm = /^\/git\/blobs\/([0-9a-f]{40})$/.exec(rest))) {
@@ -286,7 +445,14 @@ export class FakeGitHub {
       }
       for (const p of base.files.keys())
         if (!head.files.has(p)) files.push({ filename: p, status: "removed", sha: null });
-      return this.send(res, call, 200, { status: "ahead", commits: commits.map(rawCommit), files });
+      // GitHub's caps: the 250 oldest commits (total_commits says how many), the first 300 files.
+      return this.send(res, call, 200, {
+        status: "ahead",
+        merge_base_commit: { sha: base.sha },
+        total_commits: commits.length,
+        commits: commits.slice(0, COMPARE_COMMITS_CAP).map(rawCommit),
+        files: files.slice(0, COMPARE_FILES_CAP),
+      });
     }
     if (m === "POST" && (mm = /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(rest))) {
       if (!repo.pulls.has(Number(mm[1]))) return this.send(res, call, 404, { message: "Not Found" });
@@ -307,6 +473,7 @@ export class FakeGitHub {
         number: Number(mm[1]),
         state: pr.closed ? "closed" : "open",
         head: { sha: pr.head, ref },
+        base: { sha: repo.branches.get(repo.defaultBranch), ref: repo.defaultBranch },
       });
     }
     if (m === "GET" && (mm = /^\/commits\/([0-9a-f]{40})\/pulls$/.exec(rest))) {
@@ -332,12 +499,13 @@ export class FakeGitHub {
     if (m === "GET" && (mm = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
       const pr = repo.pulls.get(Number(mm[1]));
       if (!pr) return this.send(res, call, 404, { message: "Not Found" });
-      const files = pr.files.map((f) => ({
+      // At most GitHub's 3,000 files, in pages with Link headers.
+      const files = pr.files.slice(0, PULL_FILES_CAP).map((f) => ({
         filename: f,
         status: "modified",
         sha: gitBlobSha(repo.commits.get(pr.head)!.files.get(f) ?? ""),
       }));
-      return this.send(res, call, 200, files);
+      return this.page(res, call, url, files);
     }
     // The git data API (publishing a draft): blobs, trees (a tree is a commit's file map), commits, refs, pulls.
     if (m === "GET" && (mm = /^\/git\/commits\/([0-9a-f]{40})$/.exec(rest))) {

@@ -100,7 +100,14 @@ export const syncSource = createRoute({
   summary: "read the source's branch now",
   tags,
   request: { params: SourceIdParams },
-  responses: { 200: jsonResponse(SourceSchema, "The source after the read"), ...errorResponses },
+  responses: {
+    200: jsonResponse(SourceSchema, "The source after the read"),
+    202: jsonResponse(
+      SourceSchema,
+      "The source waits for the repo host's rate limit (`sync_state: waiting_rate_limit`, `resume_at`); the read resumes by itself then",
+    ),
+    ...errorResponses,
+  },
 });
 
 export const publishDraft = createRoute({
@@ -151,7 +158,10 @@ export default function repohostRoutes(): Router {
   r.openapi(openMappingPullRequest, async (c) =>
     c.json(await repohostOf(c).openMapping(c.req.valid("param").sourceId), 200),
   );
-  r.openapi(syncSource, async (c) => c.json(await repohostOf(c).sync(c.req.valid("param").sourceId), 200));
+  r.openapi(syncSource, async (c) => {
+    const view = await repohostOf(c).sync(c.req.valid("param").sourceId);
+    return view.sync_state === "waiting_rate_limit" ? c.json(view, 202) : c.json(view, 200);
+  });
   r.openapi(publishDraft, async (c) => {
     const { docId } = c.req.valid("param");
     const body = (c.req.valid("json") as { message?: string } | undefined) ?? {};

@@ -39,7 +39,7 @@ async function review(client: ModelClient, text = SPEC) {
     now: () => performance.now(),
     sleep: () => Promise.resolve(),
   };
-  return (await runReview(input)).findings.filter((f) => f.check !== "lint");
+  return (await runReview(input)).findings;
 }
 
 describe("AI finding ids", () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "repohost_sources" ADD COLUMN "ref_etag" text;
