@@ -2435,7 +2435,7 @@ export interface paths {
         put?: never;
         /**
          * make a source from a source URL and keep its bundles in step
-         * @description Makes a source from a source URL (a repo, a branch, a folder) and reads it before answering: each folder with a spec doc becomes a bundle whose versions are the commits touching it; it is kept in step with the branch. Nothing is kept when the first read fails. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `source_exists`, `repohost_not_configured`; 502 `repohost_unreachable`.
+         * @description Makes a source from a source URL (a repo, a branch, a folder) and reads it before answering: each folder with a spec doc becomes a bundle whose versions are the commits touching it (past 20 new bundles, one version each, the commit read); it is kept in step with the branch. Nothing is kept when the first read fails; a read the repo host's rate limit stops midway keeps the source, `sync_state: waiting_rate_limit`, and resumes by itself. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `source_exists`, `repohost_not_configured`; 502 `repohost_unreachable`; 503 `repohost_rate_limited` (nothing kept; `retry_after`).
          *
          *     **Who may call it:** Admins only. In local mode, the one local person (the local admin).
          */
@@ -2457,7 +2457,7 @@ export interface paths {
         put?: never;
         /**
          * read a source URL and say what it names, before the source is made
-         * @description Reads a source URL and says what it names (repo, branch, folder, the bundles a source would read, and how many markdown files name no type) before the source is made. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.
+         * @description Reads a source URL and says what it names (repo, branch, folder, the bundles a source would read, and how many markdown files name no type) before the source is made. Errors: 400 `bad_source_url`; 404 `repo_not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`; 503 `repohost_rate_limited` (`retry_after`).
          *
          *     **Who may call it:** A viewer, member or admin; not a guest. In local mode, the one local person (the local admin).
          */
@@ -2551,7 +2551,7 @@ export interface paths {
         put?: never;
         /**
          * read the source's branch now
-         * @description Reads the source's branch now rather than at the next push: new commits become versions, new folders bundles; a draft whose files the branch changed is marked `ahead`. Errors: 404 `not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.
+         * @description Reads the source's branch now rather than at the next push: new commits become versions, new folders bundles; a draft whose files the branch changed is marked `ahead`. While the repo host's rate limit asks to wait (`resume_at`), it sends nothing and answers 202 with `sync_state: waiting_rate_limit`; the read resumes by itself when the wait is over. Errors: 404 `not_found`; 409 `repohost_not_configured`; 502 `repohost_unreachable`.
          *
          *     **Who may call it:** A member or admin; not a viewer or guest. In local mode, the one local person (the local admin).
          */
@@ -4570,6 +4570,16 @@ export interface components {
             last_commit?: string;
             /** @description why the last sync failed */
             sync_error?: string;
+            /**
+             * @description `waiting_rate_limit`: the repo host's rate limit asks to wait until `resume_at`; the sync resumes by itself then
+             * @enum {string}
+             */
+            sync_state?: "idle" | "syncing" | "waiting_rate_limit" | "error";
+            /**
+             * Format: date-time
+             * @description no call to the repo host for this source before this time (a rate limit's wait)
+             */
+            resume_at?: string;
             /** Format: date-time */
             created_at: string;
         } & {
@@ -13326,6 +13336,15 @@ export interface operations {
         responses: {
             /** @description The source after the read */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description The source waits for the repo host's rate limit (`sync_state: waiting_rate_limit`, `resume_at`); the read resumes by itself then */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
